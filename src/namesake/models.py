@@ -1,0 +1,188 @@
+"""PostgreSQL schema (the source of truth); alembic revisions mirror these tables exactly."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+SUGGESTION_STATUSES = ("auto_applied", "pending", "validated", "rejected")
+CORRECTION_STATUSES = ("active", "superseded")
+
+
+class Base(DeclarativeBase):
+    """Declarative base carrying the explicit constraint naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _now() -> Any:
+    return mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+
+
+class User(Base):
+    """A user of the product; created on first reference, erased with everything they own."""
+
+    __tablename__ = "users"
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    created_at: Mapped[datetime] = _now()
+
+
+class Transcript(Base):
+    """One analysed meeting transcript, owned by one user."""
+
+    __tablename__ = "transcripts"
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    language: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = _now()
+
+
+class Suggestion(Base):
+    """A correction proposed by the pipeline for one span, and the reviewer's decision on it."""
+
+    __tablename__ = "suggestions"
+    __table_args__ = (
+        UniqueConstraint("transcript_id", "segment_id", "start_char", "end_char", "final", name="uq_suggestions_span"),
+        CheckConstraint("status IN ('auto_applied','pending','validated','rejected')", name="status"),
+        CheckConstraint("start_char >= 0 AND end_char > start_char", name="span"),
+    )
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    transcript_id: Mapped[str] = mapped_column(
+        ForeignKey("transcripts.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    segment_id: Mapped[str] = mapped_column(Text, nullable=False)
+    start_char: Mapped[int] = mapped_column(Integer, nullable=False)
+    end_char: Mapped[int] = mapped_column(Integer, nullable=False)
+    original: Mapped[str] = mapped_column(Text, nullable=False)
+    final: Mapped[str] = mapped_column(Text, nullable=False)
+    entity_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    confidence: Mapped[float] = mapped_column(Float, nullable=False)
+    signals: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    source: Mapped[str] = mapped_column(String(32), nullable=False)
+    created_at: Mapped[datetime] = _now()
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class CorrectionMirror(Base):
+    """Mirror row of one corrections-memory point; PostgreSQL is the truth, Qdrant the index."""
+
+    __tablename__ = "reliability_corrections_quarantine"
+    __table_args__ = (
+        Index(
+            "uq_reliability_corrections_quarantine_active",
+            "user_id",
+            "entity_type",
+            "original_norm",
+            unique=True,
+            postgresql_where=text("status = 'active'"),
+        ),
+        CheckConstraint("status IN ('active','superseded')", name="status"),
+        CheckConstraint("action IN ('accept','edit')", name="action"),
+        CheckConstraint("frequency >= 1", name="frequency"),
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    qdrant_point_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False, unique=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    entity_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    original: Mapped[str] = mapped_column(Text, nullable=False)
+    original_norm: Mapped[str] = mapped_column(Text, nullable=False)
+    final: Mapped[str] = mapped_column(Text, nullable=False)
+    final_norm: Mapped[str] = mapped_column(Text, nullable=False)
+    action: Mapped[str] = mapped_column(String(8), nullable=False)
+    frequency: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
+    context_phrase: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
+    quarantine_until: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    promoted_to_canonical: Mapped[bool] = mapped_column(nullable=False, server_default=text("false"))
+    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default=text("'active'"))
+    supersedes_id: Mapped[int | None] = mapped_column(
+        ForeignKey(
+            "reliability_corrections_quarantine.id",
+            ondelete="SET NULL",
+            name="fk_reliability_corrections_quarantine_supersedes_id",
+        )
+    )
+    source_suggestion_ids: Mapped[list[str]] = mapped_column(
+        ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")
+    )
+    transcript_id: Mapped[str | None] = mapped_column(Text)
+    payload_schema_version: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
+    embedding_model: Mapped[str] = mapped_column(Text, nullable=False)
+    embedding_model_version: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = _now()
+    updated_at: Mapped[datetime] = _now()
+
+
+class CanonicalVocabulary(Base):
+    """A promoted value: canonical for one user, or for everyone once enough users support it."""
+
+    __tablename__ = "canonical_vocabulary"
+    __table_args__ = (
+        CheckConstraint("scope IN ('user','global')", name="scope"),
+        CheckConstraint("(scope = 'user') = (user_id IS NOT NULL)", name="scope_user"),
+        Index(
+            "uq_canonical_vocabulary_user_value",
+            "user_id",
+            "entity_type",
+            "value_norm",
+            unique=True,
+            postgresql_where=text("scope = 'user'"),
+        ),
+        Index(
+            "uq_canonical_vocabulary_global_value",
+            "entity_type",
+            "value_norm",
+            unique=True,
+            postgresql_where=text("scope = 'global'"),
+        ),
+    )
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    scope: Mapped[str] = mapped_column(String(8), nullable=False)
+    user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    entity_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    value: Mapped[str] = mapped_column(Text, nullable=False)
+    value_norm: Mapped[str] = mapped_column(Text, nullable=False)
+    support_users: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
+    support_frequency: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
+    promoted_at: Mapped[datetime] = _now()
+
+
+class JobRun(Base):
+    """One run of a maintenance job, for operators and for the single-runner audit."""
+
+    __tablename__ = "job_runs"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    job: Mapped[str] = mapped_column(String(32), nullable=False, index=True)
+    started_at: Mapped[datetime] = _now()
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    error: Mapped[str | None] = mapped_column(Text)

@@ -1,0 +1,43 @@
+"""The opened stores and models one process works with; built from settings, closed once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from namesake.db import Database, open_database
+from namesake.embeddings import Embedder, build_embedder
+from namesake.llm import LLMProvider, build_llm
+from namesake.settings import Settings
+from namesake.vectors import VectorStore, open_vector_store
+
+
+@dataclass
+class Runtime:
+    """PostgreSQL, the vector store, the embedder and the optional LLM, opened together."""
+
+    settings: Settings
+    db: Database
+    vectors: VectorStore
+    embedder: Embedder
+    llm: LLMProvider | None
+
+    def close(self) -> None:
+        """Release the vector store first (Edge flushes), then the database pool."""
+        self.vectors.close()
+        self.db.close()
+
+
+def open_runtime(settings: Settings) -> Runtime:
+    """Open everything; on a failure part-way, close what was opened before re-raising."""
+    db = open_database(settings)
+    try:
+        vectors = open_vector_store(settings)
+    except BaseException:
+        db.close()
+        raise
+    try:
+        return Runtime(settings, db, vectors, build_embedder(settings), build_llm(settings))
+    except BaseException:
+        vectors.close()
+        db.close()
+        raise

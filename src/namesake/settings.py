@@ -1,0 +1,141 @@
+"""Every knob of namesake in one typed object, read from the environment by a factory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+Positive = Annotated[int, Field(gt=0)]
+
+CORRECTIONS_COLLECTION = "reliability_corrections_memory"
+SHARED_CANONICAL_COLLECTION = "canonical_entities"
+
+
+def default_data_dir() -> Path:
+    """Where embedded PostgreSQL and Qdrant Edge live when nothing else is configured."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("namesake", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Field names are the environment variable names, lower-cased (the seed's names kept)."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+
+    # --- deployment ---------------------------------------------------------------------
+    namesake_env: Literal["local", "production"] = "local"
+    namesake_data_dir: Path = Field(default_factory=default_data_dir)
+    namesake_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    database_url: str | None = None
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = None
+    qdrant_path: Path | None = None
+    canonical_layout: Literal["per_transcript", "shared"] = "per_transcript"
+    jobs_enabled: bool = False
+
+    # --- embedder -----------------------------------------------------------------------
+    embedding_backend: Literal["use", "bge-m3"] = "use"
+    embedding_model_path: Path | None = None
+    embedding_threads: Positive = 2
+
+    # --- LLM ----------------------------------------------------------------------------
+    llm_provider: Literal["none", "openai"] = "none"
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_timeout_seconds: Annotated[float, Field(gt=0)] = 20.0
+    llm_batch_size: Positive = 20
+
+    # --- reliability pipeline -----------------------------------------------------------
+    reliability_rag_top_k: Positive = 20
+    reliability_rag_canonical_max_items: Positive = 30
+    reliability_v5_canonical_list_cap: Positive = 50
+    reliability_max_window_tokens: Positive = 4
+    reliability_candidate_min_similarity: Unit = 0.80
+    reliability_auto_apply_threshold: Unit = 0.90
+    reliability_suggest_threshold: Unit = 0.60
+    reliability_llm_uncertain_low: Unit = 0.50
+    reliability_llm_uncertain_high: Unit = 0.90
+    reliability_weight_rag: Annotated[float, Field(ge=0)] = 0.30
+    reliability_weight_edit: Annotated[float, Field(ge=0)] = 0.30
+    reliability_weight_phonetic: Annotated[float, Field(ge=0)] = 0.20
+    reliability_weight_frequency: Annotated[float, Field(ge=0)] = 0.05
+    reliability_weight_asr: Annotated[float, Field(ge=0)] = 0.10
+    reliability_weight_llm: Annotated[float, Field(ge=0)] = 0.30
+
+    # --- corrections memory -------------------------------------------------------------
+    reliability_corrections_memory_vector_dim: Positive | None = None
+    reliability_corrections_memory_dedupe_threshold: Unit = 0.95
+    reliability_corrections_memory_boost_threshold: Unit = 0.85
+    reliability_corrections_memory_boost_score_weight: Annotated[float, Field(ge=0)] = 1.5
+    reliability_corrections_memory_boost_freq_weight: Annotated[float, Field(ge=0)] = 0.05
+    reliability_corrections_memory_boost_max_bonus: Unit = 0.20
+    reliability_corrections_memory_final_text_max_len: Positive = 200
+    reliability_corrections_memory_context_radius: Positive = 80
+    reliability_corrections_memory_quarantine_days: Positive = 30
+    reliability_corrections_memory_promo_min_freq: Positive = 3
+    reliability_corrections_memory_promo_min_users: Positive = 3
+    reliability_corrections_memory_promo_batch_size: Positive = 500
+    reliability_corrections_memory_promo_run_hour_utc: Annotated[int, Field(ge=0, le=23)] = 3
+    reliability_corrections_memory_delete_after_promo: bool = False
+    reliability_corrections_memory_promo_alert_threshold: Positive = 1000
+    reliability_corrections_memory_reconcile_interval_minutes: Positive = 60
+    reliability_corrections_memory_reconcile_grace_seconds: Positive = 300
+
+    # --- request limits -----------------------------------------------------------------
+    max_segments: Positive = 20_000
+    max_segment_chars: Positive = 20_000
+    max_canonical_entities: Positive = 5_000
+    max_final_chars: Positive = 500
+
+    @classmethod
+    def _split_keys(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [k.strip() for k in value.split(",") if k.strip()]
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse_api_keys(cls, data: object) -> object:
+        """`NAMESAKE_API_KEYS=a,b` is a comma-separated list, not JSON."""
+        if isinstance(data, dict):
+            for key in list(data):
+                if key.lower() == "namesake_api_keys":
+                    data[key] = cls._split_keys(data[key])
+        return data
+
+    @model_validator(mode="after")
+    def _refuse_unsafe(self) -> Settings:
+        """Refuse combinations that would silently misbehave, and open APIs in production."""
+        if self.reliability_suggest_threshold > self.reliability_auto_apply_threshold:
+            raise ValueError("RELIABILITY_SUGGEST_THRESHOLD must be <= RELIABILITY_AUTO_APPLY_THRESHOLD")
+        if self.llm_provider == "openai" and not self.llm_base_url:
+            raise ValueError("LLM_PROVIDER=openai needs LLM_BASE_URL")
+        if self.embedding_backend == "bge-m3" and not self.embedding_model_path:
+            raise ValueError("EMBEDDING_BACKEND=bge-m3 needs EMBEDDING_MODEL_PATH (a local folder)")
+        if self.namesake_env == "production":
+            if not self.namesake_api_keys:
+                raise ValueError("NAMESAKE_API_KEYS must be set when NAMESAKE_ENV=production")
+            if not self.database_url:
+                raise ValueError("DATABASE_URL must be set when NAMESAKE_ENV=production")
+        return self
+
+    @property
+    def qdrant_store_dir(self) -> Path:
+        """Folder of the embedded Qdrant Edge store (one sub-folder per collection)."""
+        return self.qdrant_path or self.namesake_data_dir / "qdrant"
+
+    @property
+    def postgres_dir(self) -> Path:
+        """Folder of the embedded PostgreSQL cluster."""
+        return self.namesake_data_dir / "postgres"
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Build settings from the environment (plus explicit overrides); never at import time."""
+    return Settings(**overrides)  # type: ignore[arg-type]

@@ -1,0 +1,268 @@
+"""Embedded vector store on Qdrant Edge: one shard folder per collection under a root dir."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import qdrant_edge as qe
+
+from namesake.errors import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
+from namesake.vectors.base import (
+    Filter,
+    IndexKind,
+    Match,
+    MatchAny,
+    PointId,
+    Range,
+    ScoredHit,
+    VectorPoint,
+    check_collection_name,
+    normalise_id,
+    storable,
+)
+
+META_FILE = "namesake-collection.json"
+T = TypeVar("T")
+_KIND = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer}
+
+
+@contextmanager
+def _translate(what: str) -> Iterator[None]:
+    """Edge raises plain exceptions from Rust; callers only ever see VectorStoreError."""
+    try:
+        yield
+    except (VectorStoreError, DimensionMismatchError):
+        raise
+    except Exception as exc:  # the Rust binding raises untyped errors
+        raise VectorStoreError(f"embedded Qdrant: {what} failed: {exc}") from exc
+
+
+def _condition(c: Match | MatchAny | Range) -> qe.FieldCondition:
+    if isinstance(c, Match):
+        return qe.FieldCondition(key=c.key, match=qe.MatchValue(storable(c.value)))
+    if isinstance(c, MatchAny):
+        return qe.FieldCondition(key=c.key, match=qe.MatchAny(list(storable(c.values))))
+    return qe.FieldCondition(key=c.key, range=qe.RangeFloat(gt=c.gt, gte=c.gte, lt=c.lt, lte=c.lte))
+
+
+def to_edge_filter(flt: Filter | None) -> qe.Filter | None:
+    """Translate the port's filter into Edge's."""
+    if flt is None or (not flt.must and not flt.must_not):
+        return None
+    return qe.Filter(
+        must=[_condition(c) for c in flt.must] or None,
+        must_not=[_condition(c) for c in flt.must_not] or None,
+    )
+
+
+def _edge_id(point_id: PointId) -> Any:
+    return normalise_id(point_id)
+
+
+class EdgeVectorStore:
+    """VectorStore on qdrant-edge-py; one process owns the root folder (Edge locks it)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._lock = threading.RLock()
+
+    # --- collections ------------------------------------------------------------------
+    def _dir(self, name: str) -> Path:
+        return self.root / check_collection_name(name)
+
+    def _meta(self, name: str) -> dict[str, Any] | None:
+        path = self._dir(name) / META_FILE
+        if not path.exists():
+            return None
+        return json.loads(path.read_text())
+
+    def _shard(self, name: str) -> qe.EdgeShard:
+        with self._lock:
+            shard = self._shards.get(name)
+            if shard is not None:
+                return shard
+            if self._meta(name) is None:
+                raise CollectionNotFoundError(f"collection {name!r} does not exist")
+            with _translate(f"load {name}"):
+                shard = qe.EdgeShard.load(str(self._dir(name) / "shard"))
+            self._shards[name] = shard
+            return shard
+
+    def _run(self, name: str, what: str, fn: Callable[[qe.EdgeShard], T]) -> T:
+        shard = self._shard(name)
+        with _translate(f"{what} on {name}"):
+            return fn(shard)
+
+    def collection_exists(self, name: str) -> bool:
+        """Whether the collection's folder and metadata exist."""
+        return self._meta(name) is not None
+
+    def collection_dim(self, name: str) -> int | None:
+        """Vector size recorded when the collection was created."""
+        meta = self._meta(name)
+        return None if meta is None else int(meta["dim"])
+
+    def ensure_collection(self, name: str, dim: int) -> bool:
+        """Create the shard with cosine distance unless it exists with the same dimension."""
+        with self._lock:
+            existing = self.collection_dim(name)
+            if existing is not None:
+                if existing != dim:
+                    raise DimensionMismatchError(name, expected=dim, actual=existing)
+                return False
+            folder = self._dir(name)
+            if folder.exists():  # a half-created folder from a crash: start it again
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+            with _translate(f"create {name}"):
+                self._shards[name] = qe.EdgeShard.create(str(folder / "shard"), config)
+            (folder / META_FILE).write_text(json.dumps({"dim": dim, "distance": "cosine"}))
+            return True
+
+    def drop_collection(self, name: str) -> bool:
+        """Close the shard and remove its folder."""
+        with self._lock:
+            shard = self._shards.pop(name, None)
+            if shard is not None:
+                with _translate(f"close {name}"):
+                    shard.close()
+            folder = self._dir(name)
+            if not folder.exists():
+                return False
+            shutil.rmtree(folder)
+            return True
+
+    def list_collections(self) -> list[str]:
+        """Every folder holding a namesake collection."""
+        return sorted(p.name for p in self.root.iterdir() if (p / META_FILE).exists())
+
+    # --- payload indexes --------------------------------------------------------------
+    def payload_indexes(self, name: str) -> dict[str, str]:
+        """Field -> kind for the payload indexes the shard holds."""
+        schema = self._run(name, "info", lambda s: s.info().payload_schema)
+        names = {v: k for k, v in _KIND.items()}
+        return {f: names.get(info.data_type, str(info.data_type)) for f, info in schema.items()}
+
+    def ensure_payload_index(self, name: str, field_name: str, kind: IndexKind, *, tenant: bool = False) -> bool:
+        """Create the index unless present; the tenant flag is a server-side layout hint."""
+        if field_name in self.payload_indexes(name):
+            return False
+        schema: Any = qe.KeywordIndexParams(is_tenant=True) if tenant and kind == "keyword" else _KIND[kind]
+        op = qe.UpdateOperation.create_field_index(field_name, schema)
+        self._run(name, "create index", lambda s: s.update(op))
+        return True
+
+    # --- points -----------------------------------------------------------------------
+    def upsert(self, name: str, points: list[VectorPoint]) -> None:
+        """Insert or replace points; WAL makes each upsert durable."""
+        if not points:
+            return
+        edge_points = [
+            qe.Point(id=_edge_id(p.id), vector=[float(x) for x in p.vector or []], payload=storable(p.payload))
+            for p in points
+        ]
+        self._run(name, "upsert", lambda s: s.update(qe.UpdateOperation.upsert_points(edge_points)))
+
+    def query(self, name: str, vector: list[float], *, limit: int, flt: Filter | None = None) -> list[ScoredHit]:
+        """Top-`limit` nearest points passing the filter."""
+        return self.query_batch(name, [vector], limit=limit, filters=[flt])[0]
+
+    def query_batch(
+        self, name: str, vectors: list[list[float]], *, limit: int, filters: list[Filter | None]
+    ) -> list[list[ScoredHit]]:
+        """One planned batch: queries share a pass over the segments."""
+        if not vectors:
+            return []
+        requests = [
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest([float(x) for x in v]),
+                filter=to_edge_filter(f),
+                with_payload=True,
+                with_vector=False,
+            )
+            for v, f in zip(vectors, filters, strict=True)
+        ]
+        answers = self._run(name, "query", lambda s: s.query_batch(qe.QueryBatchRequest(requests)))
+        return [[ScoredHit(normalise_id(h.id), float(h.score), dict(h.payload or {})) for h in hits] for hits in answers]
+
+    def scroll(
+        self,
+        name: str,
+        *,
+        limit: int,
+        offset: PointId | None = None,
+        flt: Filter | None = None,
+        with_vectors: bool = False,
+    ) -> tuple[list[VectorPoint], PointId | None]:
+        """One page in id order, plus the next page's offset."""
+        req = qe.ScrollRequest(
+            offset=None if offset is None else _edge_id(offset),
+            limit=limit,
+            filter=to_edge_filter(flt),
+            with_payload=True,
+            with_vector=with_vectors,
+        )
+        records, nxt = self._run(name, "scroll", lambda s: s.scroll(req))
+        return [self._point(r, with_vectors) for r in records], None if nxt is None else normalise_id(nxt)
+
+    def retrieve(self, name: str, ids: list[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
+        """Existing points among ids."""
+        if not ids:
+            return []
+        edge_ids = [_edge_id(i) for i in ids]
+        records = self._run(
+            name, "retrieve", lambda s: s.retrieve(edge_ids, with_payload=True, with_vector=with_vectors)
+        )
+        return [self._point(r, with_vectors) for r in records]
+
+    @staticmethod
+    def _point(record: Any, with_vectors: bool) -> VectorPoint:
+        vector = record.vector if with_vectors else None
+        if isinstance(vector, dict):  # unnamed dense vector comes back keyed by ""
+            vector = next(iter(vector.values()), None)
+        return VectorPoint(normalise_id(record.id), list(vector) if vector is not None else None, dict(record.payload or {}))
+
+    def count(self, name: str, flt: Filter | None = None) -> int:
+        """Exact count of points passing the filter."""
+        req = qe.CountRequest(exact=True, filter=to_edge_filter(flt))
+        return int(self._run(name, "count", lambda s: s.count(req)))
+
+    def set_payload(self, name: str, ids: list[PointId], payload: dict[str, Any]) -> None:
+        """Merge keys into the points' payloads."""
+        if not ids:
+            return
+        op = qe.UpdateOperation.set_payload([_edge_id(i) for i in ids], storable(payload))
+        self._run(name, "set payload", lambda s: s.update(op))
+
+    def delete(self, name: str, ids: list[PointId]) -> None:
+        """Delete by id."""
+        if not ids:
+            return
+        op = qe.UpdateOperation.delete_points([_edge_id(i) for i in ids])
+        self._run(name, "delete", lambda s: s.update(op))
+
+    def delete_by_filter(self, name: str, flt: Filter) -> None:
+        """Delete every point passing a non-empty filter (an empty one would wipe the collection)."""
+        edge_filter = to_edge_filter(flt)
+        if edge_filter is None:
+            raise VectorStoreError("refusing delete_by_filter with an empty filter")
+        self._run(name, "delete by filter", lambda s: s.update(qe.UpdateOperation.delete_points_by_filter(edge_filter)))
+
+    def close(self) -> None:
+        """Flush and close every open shard."""
+        with self._lock:
+            for name, shard in list(self._shards.items()):
+                with _translate(f"close {name}"):
+                    shard.flush()
+                    shard.close()
+            self._shards.clear()

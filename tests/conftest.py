@@ -1,0 +1,83 @@
+"""Shared fixtures: real PostgreSQL (DATABASE_URL or embedded), real embedded Qdrant, real embedder."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from namesake.db import Database, open_database, sqlalchemy_url
+from namesake.settings import Settings
+
+TABLES = "job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
+
+
+def _scratch_database(server_url: str) -> tuple[str, str]:
+    """Create an empty database beside the one in server_url, so tests never touch real data."""
+    name = f"namesake_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(sqlalchemy_url(server_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    base, _, _query = server_url.partition("?")
+    prefix = base.rsplit("/", 1)[0]
+    return f"{prefix}/{name}" + (f"?{_query}" if _query else ""), name
+
+
+@pytest.fixture(scope="session")
+def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """DATABASE_URL when set (CI: the machine's PostgreSQL), else an embedded pgserver."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        yield url
+        return
+    from namesake.db import start_embedded_postgres
+
+    url, handle = start_embedded_postgres(tmp_path_factory.mktemp("pg") / "data")
+    yield url
+    handle.cleanup()
+
+
+@pytest.fixture(scope="session")
+def database_url(pg_server_url: str) -> Iterator[str]:
+    """A scratch database, created for this test session and dropped after it."""
+    url, name = _scratch_database(pg_server_url)
+    yield url
+    admin = create_engine(sqlalchemy_url(pg_server_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def _migrated_db(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    settings = Settings(database_url=database_url, namesake_data_dir=tmp_path_factory.mktemp("data"))
+    db = open_database(settings)
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def db(_migrated_db: Database) -> Iterator[Database]:
+    """The migrated scratch database, emptied before each test (threads in tests need real commits)."""
+    with _migrated_db.engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+    yield _migrated_db
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    """Settings for one test: scratch database, a private data dir for the embedded Qdrant store."""
+    return Settings(database_url=database_url, namesake_data_dir=tmp_path / "data")
+
+
+@pytest.fixture(scope="session")
+def embedder():  # type: ignore[no-untyped-def]
+    """The real bundled multilingual USE model (loaded once per session)."""
+    from namesake.embeddings import UniversalSentenceEncoder
+
+    return UniversalSentenceEncoder(threads=2)

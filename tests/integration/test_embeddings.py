@@ -1,0 +1,32 @@
+"""The real bundled embedder, offline; the BGE-M3 backend's folder check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from namesake.embeddings import BgeM3Embedder, Embedder, check_bge_m3_folder
+from namesake.errors import ConfigurationError
+
+
+def test_bundled_use_gives_normalised_512d_vectors(embedder: Embedder) -> None:
+    vecs = embedder.embed(["Mitnou", "MeetNoo", "réunion budgétaire", "budget meeting", "giraffe"])
+    assert vecs.shape == (5, 512) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    # a French/English paraphrase is closer than an unrelated word
+    assert vecs[2] @ vecs[3] > vecs[2] @ vecs[4] + 0.3
+    assert embedder.embed([]).shape == (0, 512)
+    assert embedder.name and embedder.version
+
+
+def test_bge_m3_refuses_a_folder_without_its_heads(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "sparse_linear.pt").write_bytes(b"")
+    with pytest.raises(ConfigurationError, match="colbert_linear.pt"):
+        check_bge_m3_folder(tmp_path)
+    with pytest.raises(ConfigurationError, match="colbert_linear.pt"):
+        BgeM3Embedder(tmp_path)
+    with pytest.raises(ConfigurationError, match="not a folder"):
+        check_bge_m3_folder(tmp_path / "missing")

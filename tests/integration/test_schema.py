@@ -1,0 +1,112 @@
+"""The schema on real PostgreSQL: constraints the design relies on are enforced by the database."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import create_engine, func, inspect, select, text
+from sqlalchemy.exc import IntegrityError
+
+from namesake.db import Database, downgrade, sqlalchemy_url, upgrade
+from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
+from tests.conftest import _scratch_database
+
+
+def _correction(user: str, original_norm: str, status: str = "active") -> CorrectionMirror:
+    return CorrectionMirror(
+        qdrant_point_id=uuid.uuid4(),
+        user_id=user,
+        entity_type="PERSON",
+        original="Mitnou",
+        original_norm=original_norm,
+        final="MeetNoo",
+        final_norm="meetnoo",
+        action="accept",
+        quarantine_until=datetime.now(UTC) + timedelta(days=30),
+        status=status,
+        embedding_model="use",
+        embedding_model_version="1",
+    )
+
+
+def test_second_active_correction_for_same_original_is_rejected(db: Database) -> None:
+    with db.session() as s:
+        s.add(User(id="u1"))
+        s.flush()
+        s.add(_correction("u1", "mitnou"))
+    with pytest.raises(IntegrityError), db.session() as s:
+        s.add(_correction("u1", "mitnou"))
+    with db.session() as s:  # superseded rows may pile up beside the active one
+        s.add(_correction("u1", "mitnou", status="superseded"))
+    with db.session() as s:
+        assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 2
+
+
+def test_deleting_a_user_cascades_to_everything_they_own(db: Database) -> None:
+    with db.session() as s:
+        s.add_all([User(id="gone"), User(id="kept")])
+        s.flush()
+        s.add_all([Transcript(id="t1", user_id="gone"), Transcript(id="t2", user_id="kept")])
+        s.flush()
+        s.add(
+            Suggestion(
+                transcript_id="t1", segment_id="1", start_char=0, end_char=3, original="abc", final="ABC",
+                entity_type="ACRONYM", confidence=0.9, status="pending", source="rag",
+            )
+        )
+        s.add_all([_correction("gone", "a"), _correction("kept", "a")])
+        s.add(CanonicalVocabulary(scope="user", user_id="gone", entity_type="PERSON", value="X", value_norm="x"))
+    with db.session() as s:
+        s.execute(text("DELETE FROM users WHERE id = 'gone'"))
+    with db.session() as s:
+        assert s.scalar(select(func.count()).select_from(Transcript)) == 1
+        assert s.scalar(select(func.count()).select_from(Suggestion)) == 0
+        assert s.scalars(select(CorrectionMirror.user_id)).all() == ["kept"]
+        assert s.scalar(select(func.count()).select_from(CanonicalVocabulary)) == 0
+
+
+def test_re_analysing_cannot_duplicate_a_suggestion(db: Database) -> None:
+    with db.session() as s:
+        s.add(User(id="u"))
+        s.flush()
+        s.add(Transcript(id="t", user_id="u"))
+    row = dict(transcript_id="t", segment_id="1", start_char=0, end_char=3, original="abc", final="ABC",
+               entity_type="ACRONYM", confidence=0.9, status="pending", source="rag")
+    with db.session() as s:
+        s.add(Suggestion(**row))
+    with pytest.raises(IntegrityError), db.session() as s:
+        s.add(Suggestion(**row))
+
+
+def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> None:
+    url, name = _scratch_database(pg_server_url)
+    try:
+        upgrade(url)
+        engine = create_engine(sqlalchemy_url(url))
+        tables = set(inspect(engine).get_table_names())
+        assert {"users", "transcripts", "suggestions", "reliability_corrections_quarantine",
+                "canonical_vocabulary", "job_runs"} <= tables
+        downgrade(url, "base")
+        assert set(inspect(engine).get_table_names()) == {"alembic_version"}
+        upgrade(url)
+        assert "reliability_corrections_quarantine" in set(inspect(engine).get_table_names())
+        engine.dispose()
+    finally:
+        admin = create_engine(sqlalchemy_url(pg_server_url), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def test_models_match_the_migration(db: Database) -> None:
+    """Autogenerate against head finds nothing to do: models and revisions agree."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from namesake.models import Base
+
+    with db.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []

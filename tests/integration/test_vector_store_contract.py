@@ -1,0 +1,152 @@
+"""One contract, two adapters: the embedded Edge store and qdrant-client (`:memory:` for the server path)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from namesake.errors import CollectionNotFoundError, DimensionMismatchError, InvalidInputError, VectorStoreError
+from namesake.vectors.base import Filter, Match, MatchAny, Range, VectorPoint, VectorStore
+from namesake.vectors.edge import EdgeVectorStore
+from namesake.vectors.server import ServerVectorStore
+
+DIM = 8
+
+
+@pytest.fixture(params=["edge", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    s: VectorStore = EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else ServerVectorStore.connect(":memory:")
+    yield s
+    s.close()
+
+
+def _unit(seed: int) -> list[float]:
+    v = np.random.default_rng(seed).normal(size=DIM)
+    return (v / np.linalg.norm(v)).tolist()
+
+
+def _points(n: int, **payload: object) -> list[VectorPoint]:
+    return [VectorPoint(uuid.uuid4(), _unit(i), {"i": i, **payload}) for i in range(n)]
+
+
+def test_ensure_collection_is_idempotent_and_checks_dimension(store: VectorStore) -> None:
+    assert store.ensure_collection("c1", DIM) is True
+    assert store.ensure_collection("c1", DIM) is False
+    assert store.collection_dim("c1") == DIM
+    with pytest.raises(DimensionMismatchError) as err:
+        store.ensure_collection("c1", 1024)
+    assert "1024" in str(err.value) and str(DIM) in str(err.value)
+    assert err.value.code == "DIM_MISMATCH"
+
+
+def test_unknown_collection_and_bad_name(store: VectorStore) -> None:
+    assert store.collection_dim("nope") is None
+    with pytest.raises(CollectionNotFoundError):
+        store.count("nope")
+    with pytest.raises(InvalidInputError):
+        store.ensure_collection("../escape", DIM)
+
+
+def test_upsert_query_returns_nearest_with_payload(store: VectorStore) -> None:
+    store.ensure_collection("c", DIM)
+    pts = _points(20, user_id="u1")
+    store.upsert("c", pts)
+    hits = store.query("c", pts[7].vector or [], limit=3)
+    assert hits[0].id == pts[7].id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+    assert hits[0].payload["i"] == 7
+    assert len(hits) == 3
+
+
+def test_filters_keyword_any_range_and_int_flags(store: VectorStore) -> None:
+    store.ensure_collection("c", DIM)
+    a = _points(5, user_id="alice", promoted=False, until=100)
+    b = _points(5, user_id="bob", promoted=True, until=300)
+    store.upsert("c", a + b)
+    assert store.count("c") == 10
+    assert store.count("c", Filter(must=(Match("user_id", "alice"),))) == 5
+    # flags are stored as 0/1 ints; a boolean filter value must match them on both backends
+    assert store.count("c", Filter(must=(Match("promoted", False),))) == 5
+    assert store.count("c", Filter(must=(Match("promoted", True),))) == 5
+    assert store.count("c", Filter(must=(MatchAny("user_id", ("alice", "bob")),))) == 10
+    assert store.count("c", Filter(must=(Range("until", gt=200),))) == 5
+    assert store.count("c", Filter(must_not=(Match("user_id", "bob"),))) == 5
+    hits = store.query("c", b[0].vector or [], limit=10, flt=Filter(must=(Match("user_id", "alice"),)))
+    assert {h.payload["user_id"] for h in hits} == {"alice"}
+    assert all(h.payload["promoted"] == 0 for h in hits)
+
+
+def test_query_batch_keeps_order_and_filters(store: VectorStore) -> None:
+    store.ensure_collection("c", DIM)
+    pts = _points(10, user_id="u")
+    store.upsert("c", pts)
+    out = store.query_batch(
+        "c",
+        [pts[1].vector or [], pts[2].vector or []],
+        limit=1,
+        filters=[None, Filter(must=(Match("user_id", "other"),))],
+    )
+    assert out[0][0].id == pts[1].id
+    assert out[1] == []
+
+
+def test_scroll_pages_past_a_thousand_points(store: VectorStore) -> None:
+    store.ensure_collection("c", DIM)
+    pts = _points(1500, user_id="u")
+    for i in range(0, len(pts), 500):
+        store.upsert("c", pts[i : i + 500])
+    seen, offset, pages = set(), None, 0
+    while True:
+        page, offset = store.scroll("c", limit=400, offset=offset)
+        seen.update(p.id for p in page)
+        pages += 1
+        if offset is None:
+            break
+    assert len(seen) == 1500 and pages == 4
+    page, _ = store.scroll("c", limit=2, with_vectors=True)
+    assert page[0].vector is not None and len(page[0].vector) == DIM
+
+
+def test_set_payload_retrieve_delete_and_delete_by_filter(store: VectorStore) -> None:
+    store.ensure_collection("c", DIM)
+    a, b = _points(3, user_id="alice"), _points(4, user_id="bob")
+    store.upsert("c", a + b)
+    store.set_payload("c", [a[0].id], {"frequency": 5, "promoted": True})
+    got = store.retrieve("c", [a[0].id, uuid.uuid4()])
+    assert len(got) == 1 and got[0].payload["frequency"] == 5 and got[0].payload["promoted"] == 1
+    assert got[0].payload["user_id"] == "alice"
+    store.delete("c", [a[1].id])
+    assert store.count("c", Filter(must=(Match("user_id", "alice"),))) == 2
+    store.delete_by_filter("c", Filter(must=(Match("user_id", "bob"),)))
+    assert store.count("c") == 2
+    with pytest.raises(VectorStoreError):
+        store.delete_by_filter("c", Filter())
+
+
+def test_payload_indexes_list_drop(store: VectorStore) -> None:
+    store.ensure_collection("mem", DIM)
+    store.ensure_collection("other", DIM)
+    assert store.ensure_payload_index("mem", "user_id", "keyword", tenant=True) is True
+    assert store.ensure_payload_index("mem", "user_id", "keyword", tenant=True) is False
+    assert store.ensure_payload_index("mem", "quarantine_until", "integer") is True
+    assert set(store.payload_indexes("mem")) == {"user_id", "quarantine_until"}
+    assert store.list_collections() == ["mem", "other"]
+    assert store.drop_collection("other") is True
+    assert store.drop_collection("other") is False
+    assert store.list_collections() == ["mem"]
+
+
+def test_edge_store_survives_reopen(tmp_path: Path) -> None:
+    s = EdgeVectorStore(tmp_path / "q")
+    s.ensure_collection("c", DIM)
+    pts = _points(3, user_id="u")
+    s.upsert("c", pts)
+    s.close()
+    again = EdgeVectorStore(tmp_path / "q")
+    assert again.count("c") == 3
+    assert again.ensure_collection("c", DIM) is False
+    again.close()
