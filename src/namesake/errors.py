@@ -27,8 +27,7 @@ class DimensionMismatchError(ConfigurationError):
 
     def __init__(self, collection: str, expected: int, actual: int) -> None:
         super().__init__(
-            f"DIM_MISMATCH: collection {collection!r} has dimension {actual}, "
-            f"the embedder produces {expected}"
+            f"DIM_MISMATCH: collection {collection!r} has dimension {actual}, the embedder produces {expected}"
         )
         self.collection, self.expected, self.actual = collection, expected, actual
 

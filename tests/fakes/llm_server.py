@@ -33,8 +33,13 @@ class ScriptedLLM:
 
 def completion(content: str) -> str:
     """Wrap message content in a chat-completions body."""
-    return json.dumps({"id": "x", "object": "chat.completion",
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+        }
+    )
 
 
 @contextmanager
@@ -42,7 +47,7 @@ def serve_llm(script: ScriptedLLM) -> Iterator[str]:
     """Run the fake on 127.0.0.1 on a free port; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             status, text = script.next(body)

@@ -52,8 +52,16 @@ def test_deleting_a_user_cascades_to_everything_they_own(db: Database) -> None:
         s.flush()
         s.add(
             Suggestion(
-                transcript_id="t1", segment_id="1", start_char=0, end_char=3, original="abc", final="ABC",
-                entity_type="ACRONYM", confidence=0.9, status="pending", source="rag",
+                transcript_id="t1",
+                segment_id="1",
+                start_char=0,
+                end_char=3,
+                original="abc",
+                final="ABC",
+                entity_type="ACRONYM",
+                confidence=0.9,
+                status="pending",
+                source="rag",
             )
         )
         s.add_all([_correction("gone", "a"), _correction("kept", "a")])
@@ -72,8 +80,18 @@ def test_re_analysing_cannot_duplicate_a_suggestion(db: Database) -> None:
         s.add(User(id="u"))
         s.flush()
         s.add(Transcript(id="t", user_id="u"))
-    row = dict(transcript_id="t", segment_id="1", start_char=0, end_char=3, original="abc", final="ABC",
-               entity_type="ACRONYM", confidence=0.9, status="pending", source="rag")
+    row = dict(
+        transcript_id="t",
+        segment_id="1",
+        start_char=0,
+        end_char=3,
+        original="abc",
+        final="ABC",
+        entity_type="ACRONYM",
+        confidence=0.9,
+        status="pending",
+        source="rag",
+    )
     with db.session() as s:
         s.add(Suggestion(**row))
     with pytest.raises(IntegrityError), db.session() as s:
@@ -86,8 +104,14 @@ def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> N
         upgrade(url)
         engine = create_engine(sqlalchemy_url(url))
         tables = set(inspect(engine).get_table_names())
-        assert {"users", "transcripts", "suggestions", "reliability_corrections_quarantine",
-                "canonical_vocabulary", "job_runs"} <= tables
+        assert {
+            "users",
+            "transcripts",
+            "suggestions",
+            "reliability_corrections_quarantine",
+            "canonical_vocabulary",
+            "job_runs",
+        } <= tables
         downgrade(url, "base")
         assert set(inspect(engine).get_table_names()) == {"alembic_version"}
         upgrade(url)

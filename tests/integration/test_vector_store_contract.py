@@ -9,7 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake.errors import CollectionNotFoundError, DimensionMismatchError, InvalidInputError, VectorStoreError
+from namesake.errors import (
+    CollectionNotFoundError,
+    DimensionMismatchError,
+    InvalidInputError,
+    VectorStoreError,
+)
 from namesake.vectors.base import Filter, Match, MatchAny, Range, VectorPoint, VectorStore
 from namesake.vectors.edge import EdgeVectorStore
 from namesake.vectors.server import ServerVectorStore
@@ -19,7 +24,9 @@ DIM = 8
 
 @pytest.fixture(params=["edge", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    s: VectorStore = EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else ServerVectorStore.connect(":memory:")
+    s: VectorStore = (
+        EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else ServerVectorStore.connect(":memory:")
+    )
     yield s
     s.close()
 

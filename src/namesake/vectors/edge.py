@@ -193,7 +193,9 @@ class EdgeVectorStore:
             for v, f in zip(vectors, filters, strict=True)
         ]
         answers = self._run(name, "query", lambda s: s.query_batch(qe.QueryBatchRequest(requests)))
-        return [[ScoredHit(normalise_id(h.id), float(h.score), dict(h.payload or {})) for h in hits] for hits in answers]
+        return [
+            [ScoredHit(normalise_id(h.id), float(h.score), dict(h.payload or {})) for h in hits] for hits in answers
+        ]
 
     def scroll(
         self,
@@ -230,7 +232,9 @@ class EdgeVectorStore:
         vector = record.vector if with_vectors else None
         if isinstance(vector, dict):  # unnamed dense vector comes back keyed by ""
             vector = next(iter(vector.values()), None)
-        return VectorPoint(normalise_id(record.id), list(vector) if vector is not None else None, dict(record.payload or {}))
+        return VectorPoint(
+            normalise_id(record.id), list(vector) if vector is not None else None, dict(record.payload or {})
+        )
 
     def count(self, name: str, flt: Filter | None = None) -> int:
         """Exact count of points passing the filter."""

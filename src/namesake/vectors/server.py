@@ -207,7 +207,9 @@ class ServerVectorStore:
     @staticmethod
     def _point(record: Any, with_vectors: bool) -> VectorPoint:
         vector = record.vector if with_vectors else None
-        return VectorPoint(normalise_id(record.id), list(vector) if vector is not None else None, dict(record.payload or {}))
+        return VectorPoint(
+            normalise_id(record.id), list(vector) if vector is not None else None, dict(record.payload or {})
+        )
 
     def retrieve(self, name: str, ids: list[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
         """Existing points among ids."""

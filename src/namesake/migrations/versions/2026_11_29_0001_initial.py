@@ -59,9 +59,7 @@ def upgrade() -> None:
         sa.UniqueConstraint(
             "transcript_id", "segment_id", "start_char", "end_char", "final", name="uq_suggestions_span"
         ),
-        sa.CheckConstraint(
-            "status IN ('auto_applied','pending','validated','rejected')", name="ck_suggestions_status"
-        ),
+        sa.CheckConstraint("status IN ('auto_applied','pending','validated','rejected')", name="ck_suggestions_status"),
         sa.CheckConstraint("start_char >= 0 AND end_char > start_char", name="ck_suggestions_span"),
     )
     op.create_index("ix_suggestions_transcript_id", "suggestions", ["transcript_id"])
@@ -104,9 +102,7 @@ def upgrade() -> None:
         sa.CheckConstraint("action IN ('accept','edit')", name="ck_reliability_corrections_quarantine_action"),
         sa.CheckConstraint("frequency >= 1", name="ck_reliability_corrections_quarantine_frequency"),
     )
-    op.create_index(
-        "ix_reliability_corrections_quarantine_user_id", "reliability_corrections_quarantine", ["user_id"]
-    )
+    op.create_index("ix_reliability_corrections_quarantine_user_id", "reliability_corrections_quarantine", ["user_id"])
     op.create_index(
         "uq_reliability_corrections_quarantine_active",
         "reliability_corrections_quarantine",
