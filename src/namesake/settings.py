@@ -56,17 +56,25 @@ class Settings(BaseSettings):
     reliability_rag_canonical_max_items: Positive = 30
     reliability_v5_canonical_list_cap: Positive = 50
     reliability_max_window_tokens: Positive = 4
-    reliability_candidate_min_similarity: Unit = 0.80
-    reliability_auto_apply_threshold: Unit = 0.90
-    reliability_suggest_threshold: Unit = 0.60
-    reliability_llm_uncertain_low: Unit = 0.50
-    reliability_llm_uncertain_high: Unit = 0.90
-    reliability_weight_rag: Annotated[float, Field(ge=0)] = 0.30
-    reliability_weight_edit: Annotated[float, Field(ge=0)] = 0.30
-    reliability_weight_phonetic: Annotated[float, Field(ge=0)] = 0.20
-    reliability_weight_frequency: Annotated[float, Field(ge=0)] = 0.05
-    reliability_weight_asr: Annotated[float, Field(ge=0)] = 0.10
-    reliability_weight_llm: Annotated[float, Field(ge=0)] = 0.30
+    reliability_candidate_min_similarity: Unit = 0.70
+    reliability_auto_apply_threshold: Unit = 0.60
+    reliability_suggest_threshold: Unit = 0.25
+    reliability_llm_uncertain_low: Unit = 0.25
+    reliability_llm_uncertain_high: Unit = 0.75
+    # Scorer: logistic weights over the candidate signals (fitted on half of the Earnings-21 dev calls,
+    # checked on the other half; see docs/reliability.md), and the LLM verdict's weight.
+    reliability_weight_bias: float = -2.4
+    reliability_weight_edit: float = 1.9
+    reliability_weight_rag: float = 0.6
+    reliability_weight_phonetic: float = 0.35
+    reliability_weight_frequency: float = 1.45
+    reliability_weight_length: float = 1.25
+    reliability_weight_capitalised: float = 0.6
+    reliability_weight_token_gap: float = -1.05
+    reliability_weight_commonness: float = -4.6
+    reliability_weight_acronym: float = 1.0
+    reliability_weight_asr: float = 1.0
+    reliability_weight_llm: float = 2.0
 
     # --- corrections memory -------------------------------------------------------------
     reliability_corrections_memory_vector_dim: Positive | None = None

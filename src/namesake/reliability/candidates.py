@@ -1,0 +1,169 @@
+"""S1: spans of the transcript that may be mis-recognised canonical entities, with their offsets.
+
+Blocking keeps it fast on long transcripts: windows are deduplicated, compared only with
+entries of compatible length in one rapidfuzz `cdist` per length, and looked up by phonetic
+key and spelled-letter form in dictionaries — never a Python loop over windows × entries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import NamedTuple
+
+import numpy as np
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
+
+from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
+from namesake.text import Token, compact, compact_phonetic_key, normalise, phonetic_key, spelled_letters, tokenize
+
+# A window longer than this (compact chars) is never an entity mention worth comparing.
+MAX_WINDOW_CHARS = 48
+# Below this length a phonetic key says too little ("T", "K") to propose anything on its own.
+MIN_PHONETIC_KEY_LEN = 2
+
+
+class Window(NamedTuple):
+    """Tokens first..last of one segment, with character offsets."""
+
+    segment: int
+    first: int
+    last: int
+    start: int
+    end: int
+
+
+def windows_of(segments: list[Segment], max_tokens: int) -> tuple[list[list[Token]], dict[str, list[Window]]]:
+    """Every window of 1..max_tokens tokens, grouped by compact text (repeats are compared once)."""
+    tokens = [tokenize(s.text) for s in segments]
+    by_key: dict[str, list[Window]] = defaultdict(list)
+    for si, toks in enumerate(tokens):
+        for i in range(len(toks)):
+            key = ""
+            for j in range(i, min(i + max_tokens, len(toks))):
+                key += toks[j].norm
+                if len(key) > MAX_WINDOW_CHARS:
+                    break
+                if key:
+                    by_key[key].append(Window(si, i, j, toks[i].start, toks[j].end))
+    return tokens, by_key
+
+
+def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: float) -> list[tuple[int, int, float]]:
+    """(window index, entry index, edit similarity) for pairs at or above min_similarity, blocked by length."""
+    if not keys or not entries:
+        return []
+    entry_keys = [e.key for e in entries]
+    entry_len = np.array([len(k) for k in entry_keys])
+    by_len: dict[int, list[int]] = defaultdict(list)
+    for wi, k in enumerate(keys):
+        by_len[len(k)].append(wi)
+    out: list[tuple[int, int, float]] = []
+    for length, wis in by_len.items():
+        # normalized similarity >= s needs |len_a - len_b| <= (1 - s) * max(len_a, len_b)
+        lo, hi = length * min_similarity, length / max(min_similarity, 1e-9)
+        cols = np.nonzero((entry_len >= lo) & (entry_len <= hi))[0]
+        if len(cols) == 0:
+            continue
+        matrix = process.cdist(
+            [keys[w] for w in wis],
+            [entry_keys[c] for c in cols],
+            scorer=Levenshtein.normalized_similarity,
+            score_cutoff=min_similarity,
+            dtype=np.float32,
+        )
+        rows, cs = np.nonzero(matrix)
+        out.extend((wis[r], int(cols[c]), float(matrix[r, c])) for r, c in zip(rows, cs, strict=True))
+    return out
+
+
+def _candidate(
+    segments: list[Segment], tokens: list[list[Token]], w: Window, final: str, entity_type: str, source: str
+) -> Candidate | None:
+    """The candidate for window w, trimmed to the words that change; None when nothing changes."""
+    seg, toks = segments[w.segment], tokens[w.segment]
+    first, last = w.first, w.last
+    words = final.split()
+    # Words the window shares with the final at either edge stay as written: the edit is minimal
+    # and never spills over a neighbouring right entity ("Reiner Blair" → "Rainer Blair" edits "Reiner").
+    while first < last and len(words) > 1 and toks[first].norm == compact(words[0]):
+        first, words = first + 1, words[1:]
+    while last > first and len(words) > 1 and toks[last].norm == compact(words[-1]):
+        last, words = last - 1, words[:-1]
+    start, end = toks[first].start, toks[last].end
+    new_final = " ".join(words)
+    if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):
+        return None
+    cand = Candidate(seg.id, start, end, seg.text[start:end], new_final, entity_type, source)
+    cand.meta.update(match_original=seg.text[w.start : w.end], match_final=final)
+    return cand
+
+
+def spot_candidates(
+    segments: list[Segment],
+    entries: list[CanonicalEntry],
+    *,
+    min_similarity: float,
+    max_tokens: int,
+    language: str = "en",
+    remembered: list[RememberedCorrection] | None = None,
+) -> list[Candidate]:
+    """Raw candidates (overlapping, one per window × entry) with their matching signals filled in."""
+    longest = max((len(e.norm.split()) for e in entries), default=1)
+    tokens, by_key = windows_of(segments, max(1, min(max_tokens, longest + 1)))
+    keys = list(by_key)
+    hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
+
+    for wi, ei, sim in fuzzy_pairs(keys, entries, min_similarity):
+        hits[(wi, ei)]["edit"] = sim
+
+    by_phon: dict[str, list[int]] = defaultdict(list)
+    by_letters: dict[str, list[int]] = defaultdict(list)
+    for ei, e in enumerate(entries):
+        pk = phonetic_key(e.value, language)
+        if len(pk) >= MIN_PHONETIC_KEY_LEN:
+            by_phon[pk].append(ei)
+        if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6):
+            by_letters[e.key].append(ei)
+    for wi, key in enumerate(keys):
+        for ei in by_phon.get(compact_phonetic_key(key, language), ()):
+            hits[(wi, ei)]["phonetic_equal"] = 1.0
+        sample = by_key[key][0]
+        if sample.last > sample.first and len(key) <= 2 * (sample.last - sample.first + 1) + 8:
+            toks = normalise(segments[sample.segment].text[sample.start : sample.end]).split()
+            letters = spelled_letters(toks)
+            for ei in by_letters.get(letters or "", ()):
+                hits[(wi, ei)]["acronym_spelled"] = 1.0
+
+    out: list[Candidate] = []
+    for (wi, ei), signals in hits.items():
+        entry = entries[ei]
+        for w in by_key[keys[wi]]:
+            n_window, n_entry = w.last - w.first + 1, len(entry.norm.split())
+            if abs(n_window - n_entry) > 1 and "acronym_spelled" not in signals:
+                continue
+            cand = _candidate(segments, tokens, w, entry.value, entry.entity_type, "rag")
+            if cand is None:
+                continue
+            cand.signals.update(signals)
+            cand.meta.update(rank=entry.rank, window_tokens=n_window, entry_tokens=n_entry)
+            out.append(cand)
+
+    for memo in remembered or ():
+        target = normalise(memo.original).replace(" ", "")
+        for w in by_key.get(target, ()):
+            cand = _candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
+            if cand is None:
+                continue
+            cand.signals["remembered"] = 1.0
+            out.append(cand)
+    return out
+
+
+def token_set_similarity(original: str, final: str) -> float:
+    """token_set_ratio in [0,1], guarded: a subset scores 100, so scale by the length ratio."""
+    a, b = normalise(original), normalise(final)
+    if not a or not b:
+        return 0.0
+    guard = min(len(a), len(b)) / max(len(a), len(b))
+    return fuzz.token_set_ratio(a, b) / 100.0 * guard

@@ -1,0 +1,47 @@
+"""S2: what is already written as a canonical entity is correct as written — no LLM, no suggestion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from namesake.reliability.types import Candidate, CanonicalEntry
+from namesake.text import compact, normalise
+
+INFLECTIONS = ("s", "es")
+
+
+@dataclass
+class GateResult:
+    """Candidates that passed, how many were gated, and the protected spans (segment, start, end)."""
+
+    passed: list[Candidate]
+    gated: int
+    protected: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+
+
+def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) -> bool:
+    """True if the candidate touches a right entity (candidates are already trimmed to what changes).
+
+    Rewriting around a right entity would swallow it or its neighbours ("Colombia, uh" → "Colombia").
+    """
+    return any(start < cand.end_char and end > cand.start_char for start, end, _norm in protected)
+
+
+def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> GateResult:
+    """Drop candidates whose span is already canonical, and those that would overwrite such a span."""
+    canonical_keys = {e.key for e in entries}
+    # A plural or possessive of a canonical entry ("Goldsteins", "Honeywell's") is right as written too.
+    canonical_keys |= {k + suffix for k in canonical_keys for suffix in INFLECTIONS}
+    protected: dict[str, list[tuple[int, int, str]]] = {}
+    passed = []
+    for cand in candidates:
+        if cand.source != "memory" and compact(cand.original) in canonical_keys:
+            protected.setdefault(cand.segment_id, []).append(
+                (cand.start_char, cand.end_char, normalise(cand.original))
+            )
+        else:
+            passed.append(cand)
+    kept = [c for c in passed if not _covers_protected(c, protected.get(c.segment_id, []))]
+    for spans in protected.values():  # one entry per span, however many entries matched it
+        spans[:] = sorted(set(spans))
+    return GateResult(kept, sum(len(s) for s in protected.values()), protected)

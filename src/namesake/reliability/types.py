@@ -1,0 +1,132 @@
+"""Plain values passed between pipeline stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from namesake.text import compact, normalise
+
+# Payload list name in the canonical-entities collection → entity type of a suggestion.
+LIST_TYPES: dict[str, str] = {
+    "persons": "PERSON",
+    "orgs": "ORG",
+    "places": "LOCATION",
+    "acronyms": "ACRONYM",
+    "keywords": "KEYWORD",
+}
+
+
+class Mode(StrEnum):
+    """RAG_ENHANCED when the transcript has canonical entities, else CONTEXT_FREE."""
+
+    RAG_ENHANCED = "RAG_ENHANCED"
+    CONTEXT_FREE = "CONTEXT_FREE"
+
+
+class Decision(StrEnum):
+    """What happens to a scored candidate."""
+
+    AUTO_APPLIED = "auto_applied"
+    PENDING = "pending"
+    DROPPED = "dropped"
+
+
+@dataclass(frozen=True)
+class Word:
+    """An ASR word with its confidence, when the transcript carries them."""
+
+    text: str
+    confidence: float
+    start_char: int | None = None
+    end_char: int | None = None
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment of a transcript."""
+
+    id: str
+    text: str
+    words: tuple[Word, ...] = ()
+
+
+@dataclass(frozen=True)
+class CanonicalEntry:
+    """A canonical value with its type and its frequency rank (0 = most frequent in its list)."""
+
+    value: str
+    entity_type: str
+    rank: int
+
+    @property
+    def norm(self) -> str:
+        """Normalised value (words kept apart)."""
+        return normalise(self.value)
+
+    @property
+    def key(self) -> str:
+        """Compact value: what the S2 gate compares."""
+        return compact(self.value)
+
+
+@dataclass
+class CanonicalDictionary:
+    """The transcript's canonical entities, by list, most frequent first."""
+
+    lists: dict[str, list[str]] = field(default_factory=dict)
+    malformed: int = 0
+
+    @property
+    def mode(self) -> Mode:
+        """RAG_ENHANCED when any list has an entry."""
+        return Mode.RAG_ENHANCED if any(self.lists.values()) else Mode.CONTEXT_FREE
+
+    def entries(self) -> list[CanonicalEntry]:
+        """Every entry once per (type, compact value), first (most frequent) spelling kept."""
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for list_name, values in self.lists.items():
+            entity_type = LIST_TYPES.get(list_name, "KEYWORD")
+            for rank, value in enumerate(values):
+                entry = CanonicalEntry(value, entity_type, rank)
+                if entry.key and (entity_type, entry.key) not in seen:
+                    seen.add((entity_type, entry.key))
+                    out.append(entry)
+        return out
+
+    def size(self) -> int:
+        """Total number of values across lists."""
+        return sum(len(v) for v in self.lists.values())
+
+
+@dataclass(frozen=True)
+class RememberedCorrection:
+    """A correction the user made before: exact original → final (learned find-and-replace)."""
+
+    original: str
+    final: str
+    entity_type: str
+
+
+@dataclass
+class Candidate:
+    """A span that may be a mis-recognised entity, with the final proposed for it and its signals."""
+
+    segment_id: str
+    start_char: int
+    end_char: int
+    original: str
+    final: str
+    entity_type: str
+    source: str
+    signals: dict[str, float] = field(default_factory=dict)
+    confidence: float = 0.0
+    decision: Decision = Decision.DROPPED
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def span(self) -> tuple[str, int, int]:
+        """Where the candidate sits: (segment, start, end)."""
+        return (self.segment_id, self.start_char, self.end_char)

@@ -1,0 +1,98 @@
+"""Text primitives: normalisation, tokens with character offsets, phonetic keys, word frequency."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import jellyfish
+
+# A token is a run of letters/digits, optionally joined by ' & . - (e.g. "AT&T", "Coca-Cola", "U.S").
+_TOKEN = re.compile(r"\w+(?:['’&.\-]\w+)*")
+_NON_ALNUM = re.compile(r"[\W_]+")
+
+# Letter names as an ASR writes them when someone spells an acronym ("a see" → ASC).
+LETTER_NAMES: dict[str, str] = {
+    **{c: c for c in "abcdefghijklmnopqrstuvwxyz"},
+    "ay": "a", "eh": "a", "be": "b", "bee": "b", "see": "c", "sea": "c", "cee": "c", "si": "c",
+    "dee": "d", "de": "d", "ee": "e", "eff": "f", "ef": "f", "gee": "g", "ge": "g", "aitch": "h",
+    "ach": "h", "eye": "i", "ai": "i", "jay": "j", "ji": "j", "kay": "k", "ka": "k", "el": "l",
+    "ell": "l", "em": "m", "en": "n", "oh": "o", "owe": "o", "pee": "p", "pe": "p", "queue": "q",
+    "cue": "q", "ku": "q", "are": "r", "ar": "r", "ess": "s", "es": "s", "tee": "t", "tea": "t",
+    "te": "t", "you": "u", "u": "u", "vee": "v", "ve": "v", "ex": "x", "ix": "x", "why": "y",
+    "wai": "y", "zee": "z", "zed": "z", "zi": "z", "zède": "z", "double": "w",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word of a segment with its [start, end) character offsets and its normalised form."""
+
+    text: str
+    start: int
+    end: int
+    norm: str
+
+
+def strip_accents(text: str) -> str:
+    """Drop combining marks: "Bérangère" → "Berangere"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=200_000)
+def normalise(text: str) -> str:
+    """Case-, accent- and punctuation-insensitive form, words kept apart by one space."""
+    folded = (text if text.isascii() else strip_accents(text)).casefold()
+    return " ".join(_NON_ALNUM.sub(" ", folded).split())
+
+
+@lru_cache(maxsize=200_000)
+def compact(text: str) -> str:
+    """Normalised form without spaces: the form the yardstick compares ("I D T" == "IDT")."""
+    return normalise(text).replace(" ", "")
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens with offsets into `text`; punctuation between tokens is skipped."""
+    return [Token(m.group(), m.start(), m.end(), compact(m.group())) for m in _TOKEN.finditer(text)]
+
+
+def phonetic_key(text: str, language: str = "en") -> str:
+    """Sound-alike key of a whole span ("Mitnou" / "MeetNoo" → MTN); French uses a French key."""
+    return compact_phonetic_key(compact(text), language)
+
+
+def compact_phonetic_key(joined: str, language: str = "en") -> str:
+    """phonetic_key of an already compact string (the hot path of candidate spotting)."""
+    if not joined:
+        return ""
+    if language.startswith("fr"):
+        import phonetic_fr
+
+        return str(phonetic_fr.phonetic(joined))
+    return str(jellyfish.metaphone(joined))
+
+
+def spelled_letters(tokens: list[str]) -> str | None:
+    """Letters spelled by a run of letter names ("a", "see" → "ac"), or None if any token is not one."""
+    letters = []
+    for t in tokens:
+        letter = LETTER_NAMES.get(t)
+        if letter is None:
+            return None
+        letters.append(letter)
+    return "".join(letters)
+
+
+@lru_cache(maxsize=200_000)
+def word_frequency(text: str, language: str = "en") -> float:
+    """Zipf frequency (0 = unknown, 7 = "the") of the span's rarest word: common words are rarely names."""
+    from wordfreq import zipf_frequency
+
+    words = normalise(text).split()
+    if not words:
+        return 0.0
+    lang = "fr" if language.startswith("fr") else "en"
+    return min(zipf_frequency(w, lang) for w in words)
