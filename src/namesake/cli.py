@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
-from typing import Annotated
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from namesake.errors import NamesakeError
 from namesake.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from namesake.reliability.service import ReliabilityService
+    from namesake.runtime import Runtime
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
@@ -61,6 +71,83 @@ def serve(
 
     logging.basicConfig(level=logging.INFO)
     uvicorn.run(create_app(_settings()), host=host, port=port)
+
+
+class OutputFormat(StrEnum):
+    """How `analyze` prints its results."""
+
+    jsonl = "jsonl"
+    table = "table"
+
+
+@app.command()
+def analyze(
+    path: Annotated[Path, typer.Argument(help="A .json transcript, or a .jsonl / .jsonl.gz with one per line.")],
+    user: Annotated[str | None, typer.Option("--user", help="User id (overrides the file's user_id).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="jsonl: one line per transcript; table.")] = (
+        OutputFormat.jsonl
+    ),
+) -> None:
+    """Analyse transcripts and print their suggestions (the benchmark's predictions format)."""
+    from namesake.reliability.files import read_transcripts
+
+    settings = _settings()
+    try:
+        transcripts = read_transcripts(path, settings)
+    except NamesakeError as exc:
+        err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    with _open_services(settings) as (_runtime, reliability):
+        progress = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=err, disable=len(transcripts) < 2,
+        )  # fmt: skip
+        with progress:
+            task = progress.add_task("analysing", total=len(transcripts))
+            for transcript in transcripts:
+                try:
+                    result = reliability.analyze(transcript, user_id=user)
+                except NamesakeError as exc:
+                    raise _fail(exc) from exc
+                if fmt is OutputFormat.jsonl:
+                    sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
+                    sys.stdout.flush()
+                else:
+                    out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+                progress.advance(task)
+
+
+def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str, Any]]) -> Table:
+    table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions")
+    for col in ("segment", "span", "original", "final", "type", "confidence", "status"):
+        table.add_column(col)
+    for s in suggestions:
+        table.add_row(
+            s["segment_id"], f"{s['start_char']}-{s['end_char']}", s["original"], s["final"], s["entity_type"],
+            f"{s['confidence']:.2f}", s["status"],
+        )  # fmt: skip
+    return table
+
+
+@contextmanager
+def _open_services(settings: Settings) -> Iterator[tuple[Runtime, ReliabilityService]]:
+    """Open the runtime and the services over it; close everything on the way out."""
+    from namesake.reliability.service import ReliabilityService
+    from namesake.runtime import open_runtime
+
+    try:
+        runtime = open_runtime(settings)
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+    try:
+        yield runtime, ReliabilityService(runtime, booster=_booster(runtime))
+    finally:
+        runtime.close()
+
+
+def _booster(runtime: Runtime) -> Any:
+    """The corrections-memory reader when that module is present (stage 3), else none."""
+    return None
 
 
 @app.command()

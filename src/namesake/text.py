@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import jellyfish
 
@@ -26,8 +26,7 @@ LETTER_NAMES: dict[str, str] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """A word of a segment with its [start, end) character offsets and its normalised form."""
 
     text: str

@@ -8,6 +8,7 @@ key and spelled-letter form in dictionaries — never a Python loop over windows
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -15,7 +16,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
-from namesake.text import Token, compact, compact_phonetic_key, normalise, phonetic_key, spelled_letters, tokenize
+from namesake.text import LETTER_NAMES, Token, compact, compact_phonetic_key, normalise, phonetic_key, tokenize
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48
@@ -23,30 +24,76 @@ MAX_WINDOW_CHARS = 48
 MIN_PHONETIC_KEY_LEN = 2
 
 
+# A window is packed in one int: segment << 24 | first token << 4 | (last − first); max_tokens < 16.
+_SEG_SHIFT, _TOK_SHIFT = 24, 4
+
+
 class Window(NamedTuple):
-    """Tokens first..last of one segment, with character offsets."""
+    """Tokens first..last of one segment."""
 
     segment: int
     first: int
     last: int
-    start: int
-    end: int
+
+    @classmethod
+    def unpack(cls, packed: int) -> Window:
+        """Decode the int form used while indexing."""
+        first = (packed >> _TOK_SHIFT) & ((1 << (_SEG_SHIFT - _TOK_SHIFT)) - 1)
+        return cls(packed >> _SEG_SHIFT, first, first + (packed & ((1 << _TOK_SHIFT) - 1)))
 
 
-def windows_of(segments: list[Segment], max_tokens: int) -> tuple[list[list[Token]], dict[str, list[Window]]]:
-    """Every window of 1..max_tokens tokens, grouped by compact text (repeats are compared once)."""
+@dataclass
+class WindowIndex:
+    """Windows grouped by compact text (repeats are compared once), plus spelled-letter readings."""
+
+    tokens: list[list[Token]]
+    by_key: dict[str, list[int]]  # packed windows
+    spelled: dict[str, str]  # window key → the letters its tokens spell ("a see" → "ac")
+
+    def windows(self, key: str) -> list[Window]:
+        """The windows whose compact text is key."""
+        return [Window.unpack(p) for p in self.by_key.get(key, ())]
+
+
+def windows_of(segments: list[Segment], max_tokens: int) -> WindowIndex:
+    """Every window of 1..max_tokens tokens; the hot loop of S1, so it works on plain ints and strings."""
+    max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
     tokens = [tokenize(s.text) for s in segments]
-    by_key: dict[str, list[Window]] = defaultdict(list)
+    by_key: dict[str, list[int]] = {}
+    spelled: dict[str, str] = {}
     for si, toks in enumerate(tokens):
-        for i in range(len(toks)):
+        norms = [t.norm for t in toks]
+        n, base = len(norms), si << _SEG_SHIFT
+        for i in range(n):
             key = ""
-            for j in range(i, min(i + max_tokens, len(toks))):
-                key += toks[j].norm
+            for d in range(min(max_tokens, n - i)):
+                key += norms[i + d]
                 if len(key) > MAX_WINDOW_CHARS:
                     break
-                if key:
-                    by_key[key].append(Window(si, i, j, toks[i].start, toks[j].end))
-    return tokens, by_key
+                packed = base | (i << _TOK_SHIFT) | d
+                bucket = by_key.get(key)
+                if bucket is None:
+                    by_key[key] = [packed]
+                else:
+                    bucket.append(packed)
+        _spelled_runs(norms, max_tokens, spelled)
+    by_key.pop("", None)
+    return WindowIndex(tokens, by_key, spelled)
+
+
+def _spelled_runs(norms: list[str], max_tokens: int, spelled: dict[str, str]) -> None:
+    """Record the letters spelled by every run of 2+ letter-name tokens ("i", "d", "t" → "idt")."""
+    letters = [LETTER_NAMES.get(n) for n in norms]
+    for i in range(len(norms)):
+        key, spell = norms[i], letters[i]
+        if spell is None:
+            continue
+        for j in range(i + 1, min(i + max_tokens, len(norms))):
+            letter = letters[j]
+            if letter is None:
+                break
+            key, spell = key + norms[j], spell + letter
+            spelled[key] = spell
 
 
 def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: float) -> list[tuple[int, int, float]]:
@@ -83,6 +130,7 @@ def _candidate(
     """The candidate for window w, trimmed to the words that change; None when nothing changes."""
     seg, toks = segments[w.segment], tokens[w.segment]
     first, last = w.first, w.last
+    full_start, full_end = toks[first].start, toks[last].end
     words = final.split()
     # Words the window shares with the final at either edge stay as written: the edit is minimal
     # and never spills over a neighbouring right entity ("Reiner Blair" → "Rainer Blair" edits "Reiner").
@@ -95,7 +143,7 @@ def _candidate(
     if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):
         return None
     cand = Candidate(seg.id, start, end, seg.text[start:end], new_final, entity_type, source)
-    cand.meta.update(match_original=seg.text[w.start : w.end], match_final=final)
+    cand.meta.update(match_original=seg.text[full_start:full_end], match_final=final)
     return cand
 
 
@@ -110,7 +158,8 @@ def spot_candidates(
 ) -> list[Candidate]:
     """Raw candidates (overlapping, one per window × entry) with their matching signals filled in."""
     longest = max((len(e.norm.split()) for e in entries), default=1)
-    tokens, by_key = windows_of(segments, max(1, min(max_tokens, longest + 1)))
+    index = windows_of(segments, max(1, min(max_tokens, longest + 1)))
+    tokens, by_key = index.tokens, index.by_key
     keys = list(by_key)
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
 
@@ -125,20 +174,18 @@ def spot_candidates(
             by_phon[pk].append(ei)
         if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6):
             by_letters[e.key].append(ei)
+    key_index = {k: i for i, k in enumerate(keys)}
     for wi, key in enumerate(keys):
         for ei in by_phon.get(compact_phonetic_key(key, language), ()):
             hits[(wi, ei)]["phonetic_equal"] = 1.0
-        sample = by_key[key][0]
-        if sample.last > sample.first and len(key) <= 2 * (sample.last - sample.first + 1) + 8:
-            toks = normalise(segments[sample.segment].text[sample.start : sample.end]).split()
-            letters = spelled_letters(toks)
-            for ei in by_letters.get(letters or "", ()):
-                hits[(wi, ei)]["acronym_spelled"] = 1.0
+    for key, letters in index.spelled.items():
+        for ei in by_letters.get(letters, ()):
+            hits[(key_index[key], ei)]["acronym_spelled"] = 1.0
 
     out: list[Candidate] = []
     for (wi, ei), signals in hits.items():
         entry = entries[ei]
-        for w in by_key[keys[wi]]:
+        for w in index.windows(keys[wi]):
             n_window, n_entry = w.last - w.first + 1, len(entry.norm.split())
             if abs(n_window - n_entry) > 1 and "acronym_spelled" not in signals:
                 continue
@@ -151,7 +198,7 @@ def spot_candidates(
 
     for memo in remembered or ():
         target = normalise(memo.original).replace(" ", "")
-        for w in by_key.get(target, ()):
+        for w in index.windows(target):
             cand = _candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
             if cand is None:
                 continue

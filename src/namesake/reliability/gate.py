@@ -36,9 +36,7 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
     passed = []
     for cand in candidates:
         if cand.source != "memory" and compact(cand.original) in canonical_keys:
-            protected.setdefault(cand.segment_id, []).append(
-                (cand.start_char, cand.end_char, normalise(cand.original))
-            )
+            protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
         else:
             passed.append(cand)
     kept = [c for c in passed if not _covers_protected(c, protected.get(c.segment_id, []))]

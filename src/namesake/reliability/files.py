@@ -1,0 +1,66 @@
+"""Reading transcripts from `.json`, `.jsonl` and `.jsonl.gz` files, with errors naming file, line and field."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from namesake.errors import InvalidInputError, NamesakeError
+from namesake.reliability.inputs import TranscriptIn, check_limits
+from namesake.settings import Settings
+
+
+def _field_of(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+    return f"{loc or '(root)'}: {err['msg']}"
+
+
+def parse_transcript(raw: str, settings: Settings, where: str) -> TranscriptIn:
+    """One JSON document → a checked transcript; any problem is an InvalidInputError naming `where` and the field."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
+    try:
+        transcript = TranscriptIn.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInputError(f"{where}: {_field_of(exc)}") from exc
+    try:
+        check_limits(transcript, settings)
+    except NamesakeError as exc:
+        raise InvalidInputError(f"{where}: {exc.message}", field=exc.field) from exc
+    return transcript
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+        for n, line in enumerate(fh, start=1):
+            if line.strip():
+                yield n, line
+
+
+def read_transcripts(path: Path, settings: Settings) -> list[TranscriptIn]:
+    """All transcripts of a file, validated before any is analysed (a bad line writes nothing)."""
+    if not path.exists():
+        raise InvalidInputError(f"{path}: no such file")
+    try:
+        if path.suffix == ".json":
+            return [parse_transcript(path.read_text(encoding="utf-8"), settings, str(path))]
+        if not (path.name.endswith(".jsonl") or path.name.endswith(".jsonl.gz")):
+            raise InvalidInputError(f"{path}: expected a .json, .jsonl or .jsonl.gz file")
+        out = [parse_transcript(line, settings, f"{path}:{n}") for n, line in _lines(path)]
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise InvalidInputError(f"{path}: cannot be read ({exc})") from exc
+    ids = [t.transcript_id for t in out]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise InvalidInputError(f"{path}: transcript_id {dup!r} appears more than once")
+    if not out:
+        raise InvalidInputError(f"{path}: no transcript in the file")
+    return out

@@ -1,0 +1,80 @@
+"""The transcript a caller sends (CLI file line or API body), validated before anything is written."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from namesake.errors import InputTooLargeError, InvalidInputError
+from namesake.reliability.canonical import validate_entities
+from namesake.reliability.types import Segment, Word
+from namesake.settings import Settings
+
+Identifier = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")]
+
+
+class WordIn(BaseModel):
+    """An ASR word with its confidence; offsets into the segment text when known."""
+
+    model_config = ConfigDict(extra="ignore")
+    text: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    start_char: int | None = Field(default=None, ge=0)
+    end_char: int | None = Field(default=None, ge=0)
+
+
+class SegmentIn(BaseModel):
+    """One segment: id, text, optional words."""
+
+    model_config = ConfigDict(extra="ignore")
+    id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    text: str
+    words: list[WordIn] = Field(default_factory=list)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        """Segment ids may arrive as numbers; they are kept as text."""
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class TranscriptIn(BaseModel):
+    """A transcript to analyse; unknown keys (e.g. a benchmark's gold fields) are ignored, never read."""
+
+    model_config = ConfigDict(extra="ignore")
+    transcript_id: Identifier
+    user_id: Identifier | None = None
+    language: Annotated[str, StringConstraints(min_length=2, max_length=16)] = "en"
+    segments: list[SegmentIn]
+    canonical_entities: dict[str, list[str]] | None = None
+
+
+def check_limits(t: TranscriptIn, settings: Settings) -> None:
+    """Refuse input beyond the configured limits, naming the field."""
+    if not t.segments:
+        raise InvalidInputError("segments must not be empty", field="segments")
+    if len(t.segments) > settings.max_segments:
+        raise InputTooLargeError(
+            f"segments has {len(t.segments)} items, the limit is {settings.max_segments}", field="segments"
+        )
+    seen: set[str] = set()
+    for i, s in enumerate(t.segments):
+        if len(s.text) > settings.max_segment_chars:
+            raise InputTooLargeError(
+                f"segments[{i}].text has {len(s.text)} characters, the limit is {settings.max_segment_chars}",
+                field=f"segments[{i}].text",
+            )
+        if s.id in seen:
+            raise InvalidInputError(f"segments[{i}].id {s.id!r} is repeated", field=f"segments[{i}].id")
+        seen.add(s.id)
+    if t.canonical_entities is not None:
+        validate_entities(t.canonical_entities, max_items=settings.max_canonical_entities)
+
+
+def to_segments(t: TranscriptIn) -> list[Segment]:
+    """Domain segments (words kept only with offsets, since ASR doubt is located by offsets)."""
+    return [
+        Segment(s.id, s.text, tuple(Word(w.text, w.confidence, w.start_char, w.end_char) for w in s.words))
+        for s in t.segments
+    ]

@@ -1,0 +1,147 @@
+"""The reliability pipeline: stages 1–6 as one pure function, and the service that feeds and persists it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from namesake.llm import LLMProvider
+from namesake.reliability.candidates import spot_candidates
+from namesake.reliability.gate import apply_gate
+from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
+from namesake.reliability.scorer import ScorerWeights, fill_signals, resolve_overlaps, score_candidates
+from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Mode, RememberedCorrection, Segment
+from namesake.settings import Settings
+from namesake.text import compact
+
+
+@dataclass
+class BoostStats:
+    """What the memory boost did in one run."""
+
+    queried: int = 0
+    boosted: int = 0
+    errors: int = 0
+
+
+class MemoryBooster(Protocol):
+    """Stage 3 port: adds `memory_bonus` (and may propose the remembered final) for one user's candidates."""
+
+    def boost(self, user_id: str, candidates: list[Candidate]) -> BoostStats:
+        """Fail-soft: an error leaves candidates unchanged and is counted in the stats."""
+        ...
+
+
+@dataclass
+class RunStats:
+    """Counts and timings of one analysis, returned to the caller."""
+
+    mode: str = Mode.CONTEXT_FREE.value
+    canonical_entries: int = 0
+    candidates: int = 0
+    gate_hits: int = 0
+    refused_by_user: int = 0
+    suggestions: int = 0
+    auto_applied: int = 0
+    pending: int = 0
+    memory: dict[str, int] = field(default_factory=dict)
+    llm: dict[str, Any] = field(default_factory=dict)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return asdict(self)
+
+
+@dataclass
+class PipelineInputs:
+    """Everything the stages read, as plain values."""
+
+    segments: list[Segment]
+    dictionary: CanonicalDictionary
+    language: str = "en"
+    user_id: str | None = None
+    remembered: list[RememberedCorrection] = field(default_factory=list)
+    refused: set[tuple[str, str]] = field(default_factory=set)  # (compact original, compact final)
+
+
+def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
+    t0 = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        stats.stage_seconds[name] = round(stats.stage_seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
+
+
+def run_stages(
+    inputs: PipelineInputs,
+    settings: Settings,
+    *,
+    booster: MemoryBooster | None = None,
+    llm: LLMProvider | None = None,
+) -> tuple[list[Candidate], RunStats]:
+    """S1 spot → S2 gate → signals → memory boost → LLM on the uncertain → score → decide; pure but for the ports."""
+    weights = ScorerWeights.from_settings(settings)
+    stats = RunStats(mode=inputs.dictionary.mode.value)
+    entries = inputs.dictionary.entries()
+    stats.canonical_entries = len(entries)
+    by_id = {s.id: s for s in inputs.segments}
+
+    raw = _timed(
+        stats,
+        "spot",
+        lambda: spot_candidates(
+            inputs.segments,
+            entries,
+            min_similarity=settings.reliability_candidate_min_similarity,
+            max_tokens=settings.reliability_max_window_tokens,
+            language=inputs.language,
+            remembered=inputs.remembered,
+        ),
+    )
+    stats.candidates = len(raw)
+    gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
+    stats.gate_hits = gate.gated
+    cands = [c for c in gate.passed if (compact(c.original), compact(c.final)) not in inputs.refused]
+    stats.refused_by_user = len(gate.passed) - len(cands)
+
+    def signals() -> None:
+        for c in cands:
+            fill_signals(c, by_id[c.segment_id], inputs.language)
+        score_candidates(cands, weights)
+
+    _timed(stats, "score", signals)
+    # Only the best reading of each span goes further: the boost and the LLM see one candidate per span.
+    cands = _timed(stats, "overlaps", lambda: resolve_overlaps([c for c in cands if c.confidence > 0.05]))
+
+    if booster is not None and inputs.user_id:
+        boost = _timed(stats, "memory", lambda: booster.boost(inputs.user_id or "", cands))
+        stats.memory = asdict(boost)
+        score_candidates(cands, weights)
+
+    if llm is not None:
+        low, high = settings.reliability_llm_uncertain_low, settings.reliability_llm_uncertain_high
+        uncertain = [c for c in cands if is_uncertain(c, low, high)]
+        llm_stats = _timed(
+            stats,
+            "llm",
+            lambda: run_llm_stage(
+                uncertain,
+                llm=llm,
+                mode=inputs.dictionary.mode,
+                dictionary=inputs.dictionary,
+                texts={s.id: s.text for s in inputs.segments},
+                batch_size=settings.llm_batch_size,
+                list_cap=settings.reliability_v5_canonical_list_cap,
+            ),
+        )
+        stats.llm = asdict(llm_stats)
+        score_candidates(cands, weights)
+
+    kept = [c for c in cands if c.decision is not Decision.DROPPED]
+    stats.suggestions = len(kept)
+    stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
+    stats.pending = stats.suggestions - stats.auto_applied
+    return kept, stats

@@ -1,0 +1,188 @@
+"""Reliability service: validates a transcript, feeds the pipeline from the stores, persists its suggestions."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from namesake.errors import ConflictError, StoreError
+from namesake.models import CorrectionMirror, Suggestion, Transcript, User
+from namesake.reliability.canonical import ReliabilityRagEnricher, index_canonical_entities, validate_entities
+from namesake.reliability.inputs import TranscriptIn, check_limits, to_segments
+from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, run_stages
+from namesake.reliability.types import Candidate, RememberedCorrection
+from namesake.runtime import Runtime
+from namesake.text import compact
+
+DEFAULT_USER = "default"
+
+
+@dataclass
+class AnalysisResult:
+    """One analysed transcript, in the predictions format of the benchmark and the API."""
+
+    transcript_id: str
+    mode: str
+    seconds: float
+    suggestions: list[dict[str, Any]]
+    stats: dict[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        """The output line of `namesake analyze` and the body of POST /v1/reliability/analyze."""
+        return {
+            "transcript_id": self.transcript_id,
+            "mode": self.mode,
+            "seconds": round(self.seconds, 4),
+            "suggestions": self.suggestions,
+            "stats": self.stats,
+        }
+
+
+def suggestion_json(row: Suggestion) -> dict[str, Any]:
+    """A persisted suggestion as callers see it."""
+    return {
+        "id": str(row.id),
+        "segment_id": row.segment_id,
+        "start_char": row.start_char,
+        "end_char": row.end_char,
+        "original": row.original,
+        "final": row.final,
+        "entity_type": row.entity_type,
+        "confidence": row.confidence,
+        "status": row.status,
+        "source": row.source,
+        "signals": row.signals,
+    }
+
+
+def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None) -> None:
+    """Create the user and transcript rows on first reference; a transcript belongs to one user."""
+    s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
+    s.execute(insert(Transcript).values(id=transcript_id, user_id=user_id, language=language).on_conflict_do_nothing())
+    owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
+    if owner != user_id:
+        raise ConflictError(f"transcript {transcript_id!r} belongs to another user", field="transcript_id")
+
+
+def remembered_corrections(s: Session, user_id: str) -> list[RememberedCorrection]:
+    """The user's active corrections: exact originals the pipeline replaces like a learned find-and-replace."""
+    rows = s.execute(
+        select(CorrectionMirror.original, CorrectionMirror.final, CorrectionMirror.entity_type).where(
+            CorrectionMirror.user_id == user_id, CorrectionMirror.status == "active"
+        )
+    ).all()
+    return [RememberedCorrection(o, f, t) for o, f, t in rows]
+
+
+def refused_pairs(s: Session, user_id: str) -> set[tuple[str, str]]:
+    """(original, final) pairs this user rejected: never proposed to them again."""
+    rows = s.execute(
+        select(Suggestion.original, Suggestion.final)
+        .join(Transcript, Transcript.id == Suggestion.transcript_id)
+        .where(Transcript.user_id == user_id, Suggestion.status == "rejected")
+    ).all()
+    return {(compact(o), compact(f)) for o, f in rows}
+
+
+def persist_suggestions(s: Session, transcript_id: str, cands: list[Candidate]) -> list[Suggestion]:
+    """Upsert on the span key: re-analysing refreshes open suggestions and never duplicates or reopens decided ones."""
+    out = []
+    for c in cands:
+        values = {
+            "id": uuid.uuid4(),
+            "transcript_id": transcript_id,
+            "segment_id": c.segment_id,
+            "start_char": c.start_char,
+            "end_char": c.end_char,
+            "original": c.original,
+            "final": c.final,
+            "entity_type": c.entity_type,
+            "confidence": c.confidence,
+            "signals": c.signals,
+            "status": c.decision.value,
+            "source": c.source,
+        }
+        stmt = insert(Suggestion).values(**values)
+        stmt = stmt.on_conflict_do_update(
+            constraint="uq_suggestions_span",
+            set_={
+                "confidence": stmt.excluded.confidence,
+                "signals": stmt.excluded.signals,
+                "status": stmt.excluded.status,
+            },
+            where=Suggestion.status.in_(("auto_applied", "pending")),
+        )
+        # RETURNING yields nothing when the WHERE keeps a decided suggestion as the reviewer left it.
+        row = s.scalars(stmt.returning(Suggestion), execution_options={"populate_existing": True}).first()
+        if row is not None:
+            out.append(row)
+    return out
+
+
+class ReliabilityService:
+    """Runs the pipeline for one transcript against the runtime's stores."""
+
+    def __init__(self, runtime: Runtime, booster: MemoryBooster | None = None) -> None:
+        self.runtime = runtime
+        self.booster = booster
+        self.enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, runtime.settings)
+
+    def index_entities(self, transcript_id: str, entities: dict[str, list[str]]) -> int:
+        """Validate and (re)index a transcript's canonical entities; returns chunks written."""
+        clean = validate_entities(entities, max_items=self.runtime.settings.max_canonical_entities)
+        return index_canonical_entities(
+            self.runtime.vectors, self.runtime.embedder, self.runtime.settings, transcript_id, clean
+        )
+
+    def analyze(self, transcript: TranscriptIn, *, user_id: str | None = None) -> AnalysisResult:
+        """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""
+        t0 = time.perf_counter()
+        settings = self.runtime.settings
+        check_limits(transcript, settings)
+        user = user_id or transcript.user_id or DEFAULT_USER
+        try:
+            with self.runtime.db.session() as s:
+                ensure_transcript(s, transcript.transcript_id, user, transcript.language)
+                remembered = remembered_corrections(s, user)
+                refused = refused_pairs(s, user)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"PostgreSQL: {exc}") from exc
+        if transcript.canonical_entities is not None:
+            self.index_entities(transcript.transcript_id, transcript.canonical_entities)
+        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user)
+        inputs = PipelineInputs(
+            segments=to_segments(transcript),
+            dictionary=dictionary,
+            language=transcript.language,
+            user_id=user,
+            remembered=remembered,
+            refused=refused,
+        )
+        kept, stats = run_stages(inputs, settings, booster=self.booster, llm=self.runtime.llm)
+        stats.stage_seconds["fetch"] = round(time.perf_counter() - t0 - sum(stats.stage_seconds.values()), 4)
+        try:
+            with self.runtime.db.session() as s:
+                rows = persist_suggestions(s, transcript.transcript_id, kept)
+                out = [suggestion_json(r) for r in rows]
+        except SQLAlchemyError as exc:
+            raise StoreError(f"PostgreSQL: {exc}") from exc
+        stats_json = stats.as_dict()
+        stats_json["malformed_canonical_payloads"] = dictionary.malformed
+        return AnalysisResult(transcript.transcript_id, stats.mode, time.perf_counter() - t0, out, stats_json)
+
+    def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
+        """Every suggestion of a transcript, in text order."""
+        with self.runtime.db.session() as s:
+            rows = s.scalars(
+                select(Suggestion)
+                .where(Suggestion.transcript_id == transcript_id)
+                .order_by(Suggestion.segment_id, Suggestion.start_char)
+            ).all()
+            return [suggestion_json(r) for r in rows]
