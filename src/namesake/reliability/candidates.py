@@ -8,6 +8,7 @@ key and spelled-letter form in dictionaries — never a Python loop over windows
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -22,6 +23,8 @@ from namesake.text import LETTER_NAMES, Token, compact, compact_phonetic_key, no
 MAX_WINDOW_CHARS = 48
 # Below this length a phonetic key says too little ("T", "K") to propose anything on its own.
 MIN_PHONETIC_KEY_LEN = 2
+# Nobody spells out more letters than this.
+MAX_SPELLED_LETTERS = 8
 
 
 # A window is packed in one int: segment << 24 | first token << 4 | (last − first); max_tokens < 16.
@@ -55,7 +58,7 @@ class WindowIndex:
         return [Window.unpack(p) for p in self.by_key.get(key, ())]
 
 
-def windows_of(segments: list[Segment], max_tokens: int) -> WindowIndex:
+def windows_of(segments: list[Segment], max_tokens: int, max_letters: int = 0) -> WindowIndex:
     """Every window of 1..max_tokens tokens; the hot loop of S1, so it works on plain ints and strings."""
     max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
     tokens = [tokenize(s.text) for s in segments]
@@ -76,24 +79,28 @@ def windows_of(segments: list[Segment], max_tokens: int) -> WindowIndex:
                     by_key[key] = [packed]
                 else:
                     bucket.append(packed)
-        _spelled_runs(norms, max_tokens, spelled)
+        if max_letters > 1:
+            for i, j, key, letters in _spelled_runs(norms, max_letters):
+                spelled[key] = letters
+                if j - i >= max_tokens:  # longer than ordinary windows: index it too
+                    by_key.setdefault(key, []).append(base | (i << _TOK_SHIFT) | (j - i))
     by_key.pop("", None)
     return WindowIndex(tokens, by_key, spelled)
 
 
-def _spelled_runs(norms: list[str], max_tokens: int, spelled: dict[str, str]) -> None:
-    """Record the letters spelled by every run of 2+ letter-name tokens ("i", "d", "t" → "idt")."""
+def _spelled_runs(norms: list[str], max_letters: int) -> Iterator[tuple[int, int, str, str]]:
+    """(first, last, key, letters) of every run of 2+ letter-name tokens ("i", "d", "t" → "idt")."""
     letters = [LETTER_NAMES.get(n) for n in norms]
     for i in range(len(norms)):
         key, spell = norms[i], letters[i]
         if spell is None:
             continue
-        for j in range(i + 1, min(i + max_tokens, len(norms))):
+        for j in range(i + 1, min(i + max_letters, len(norms))):
             letter = letters[j]
             if letter is None:
                 break
             key, spell = key + norms[j], spell + letter
-            spelled[key] = spell
+            yield i, j, key, spell
 
 
 def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: float) -> list[tuple[int, int, float]]:
@@ -131,6 +138,8 @@ def _candidate(
     seg, toks = segments[w.segment], tokens[w.segment]
     first, last = w.first, w.last
     full_start, full_end = toks[first].start, toks[last].end
+    if compact(seg.text[full_start:full_end]) == compact(final):  # written right: the gate must see it whole
+        return Candidate(seg.id, full_start, full_end, seg.text[full_start:full_end], final, entity_type, source)
     words = final.split()
     # Words the window shares with the final at either edge stay as written: the edit is minimal
     # and never spills over a neighbouring right entity ("Reiner Blair" → "Rainer Blair" edits "Reiner").
@@ -158,7 +167,10 @@ def spot_candidates(
 ) -> list[Candidate]:
     """Raw candidates (overlapping, one per window × entry) with their matching signals filled in."""
     longest = max((len(e.norm.split()) for e in entries), default=1)
-    index = windows_of(segments, max(1, min(max_tokens, longest + 1)))
+    acronyms = [e for e in entries if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6)]
+    acronym_set = set(acronyms)
+    max_letters = min(MAX_SPELLED_LETTERS, max((len(e.key) for e in acronyms), default=0))
+    index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters)
     tokens, by_key = index.tokens, index.by_key
     keys = list(by_key)
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
@@ -172,7 +184,7 @@ def spot_candidates(
         pk = phonetic_key(e.value, language)
         if len(pk) >= MIN_PHONETIC_KEY_LEN:
             by_phon[pk].append(ei)
-        if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6):
+        if e in acronym_set:
             by_letters[e.key].append(ei)
     key_index = {k: i for i, k in enumerate(keys)}
     for wi, key in enumerate(keys):

@@ -18,6 +18,10 @@ LIST_TYPES: dict[str, str] = {
 }
 
 
+# Shorter parts of a full name ("Li", "Jo") match too much ordinary text to stand alone.
+PERSON_PART_MIN_LEN = 4
+
+
 class Mode(StrEnum):
     """RAG_ENHANCED when the transcript has canonical entities, else CONTEXT_FREE."""
 
@@ -84,16 +88,27 @@ class CanonicalDictionary:
         return Mode.RAG_ENHANCED if any(self.lists.values()) else Mode.CONTEXT_FREE
 
     def entries(self) -> list[CanonicalEntry]:
-        """Every entry once per (type, compact value), first (most frequent) spelling kept."""
+        """Every entry once per (type, compact value), first (most frequent) spelling kept.
+
+        People are often named by first or last name alone, so each word (of 4+ letters) of a
+        person's full name is an entry too, after the full names.
+        """
         seen: set[tuple[str, str]] = set()
-        out = []
+        out: list[CanonicalEntry] = []
+
+        def add(value: str, entity_type: str, rank: int) -> None:
+            entry = CanonicalEntry(value, entity_type, rank)
+            if entry.key and (entity_type, entry.key) not in seen:
+                seen.add((entity_type, entry.key))
+                out.append(entry)
+
         for list_name, values in self.lists.items():
-            entity_type = LIST_TYPES.get(list_name, "KEYWORD")
             for rank, value in enumerate(values):
-                entry = CanonicalEntry(value, entity_type, rank)
-                if entry.key and (entity_type, entry.key) not in seen:
-                    seen.add((entity_type, entry.key))
-                    out.append(entry)
+                add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank)
+        for rank, value in enumerate(self.lists.get("persons", [])):
+            for word in value.split():
+                if len(compact(word)) >= PERSON_PART_MIN_LEN:
+                    add(word, "PERSON", rank)
         return out
 
     def size(self) -> int:

@@ -1,0 +1,47 @@
+"""Helpers shared by the benchmarks: where the bench data is, running commands, reading score tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DATA = Path(os.environ.get("NAMESAKE_BENCH_DATA", ROOT.parent / "shared" / "bench-data"))
+
+
+def bench_file(name: str) -> Path:
+    """A file of the shared benchmark data (NAMESAKE_BENCH_DATA overrides its folder)."""
+    path = BENCH_DATA / name
+    if not path.exists():
+        sys.exit(f"benchmark data not found: {path} (set NAMESAKE_BENCH_DATA)")
+    return path
+
+
+def fresh_env(**extra: str) -> dict[str, str]:
+    """Environment for a namesake run with its own empty data dir (embedded stores unless DATABASE_URL is set)."""
+    env = dict(os.environ)
+    env["NAMESAKE_DATA_DIR"] = tempfile.mkdtemp(prefix="namesake-bench-")
+    env.update(extra)
+    return env
+
+
+def run_to_file(cmd: list[str], out: Path, env: dict[str, str] | None = None) -> None:
+    """Run cmd with stdout to out; stderr (progress) passes through; fail loudly."""
+    with out.open("w") as fh:
+        subprocess.run(cmd, stdout=fh, env=env, check=True)
+
+
+def score(split: Path, predictions: Path) -> tuple[str, dict[str, dict[str, float]]]:
+    """The yardstick's table and its JSON rows for one predictions file."""
+    scorer = str(BENCH_DATA / "score.py")
+    table = subprocess.run(
+        [sys.executable, scorer, str(split), str(predictions)], capture_output=True, text=True, check=True
+    )
+    rows = subprocess.run(
+        [sys.executable, scorer, str(split), str(predictions), "--json"], capture_output=True, text=True, check=True
+    )
+    return table.stdout, json.loads(rows.stdout)

@@ -1,0 +1,139 @@
+"""Golden tables per pipeline stage: spotting, gate, scorer, decision, overlaps."""
+
+from __future__ import annotations
+
+import pytest
+
+from namesake.reliability.candidates import spot_candidates, token_set_similarity
+from namesake.reliability.gate import apply_gate
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.scorer import ScorerWeights, confidence, decide, resolve_overlaps
+from namesake.reliability.types import (
+    Candidate,
+    CanonicalDictionary,
+    Decision,
+    Mode,
+    RememberedCorrection,
+    Segment,
+)
+from namesake.settings import Settings
+
+DICT = CanonicalDictionary(
+    {
+        "persons": ["Rainer Blair", "Gugino", "Matt Gugino", "Bérangère Dupuis"],
+        "orgs": ["Cytiva", "Cementos Argos", "Meetnoo"],
+        "acronyms": ["IDT", "EBITDA", "SNCF"],
+        "places": ["Colombia"],
+    }
+)
+
+
+def _spot(text: str, **kw: object) -> list[Candidate]:
+    seg = [Segment("s1", text)]
+    cands = spot_candidates(seg, DICT.entries(), min_similarity=0.7, max_tokens=4, **kw)  # type: ignore[arg-type]
+    return apply_gate(cands, DICT.entries()).passed
+
+
+def _pairs(cands: list[Candidate]) -> set[tuple[str, str]]:
+    return {(c.original, c.final) for c in cands}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("thanks Reiner for that", ("Reiner", "Rainer")),  # edit + phonetic, trimmed to the changed word
+        ("the Reiner Blair era", ("Reiner", "Rainer")),
+        ("thanks That Gugino", ("That", "Matt")),  # the right "Gugino" is left as written
+        ("we bought Cytova last year", ("Cytova", "Cytiva")),
+        ("the Mitnou platform", ("Mitnou", "Meetnoo")),  # phonetic key, French-style spelling
+        ("Béranger Dupuis a parlé", ("Béranger", "Bérangère")),  # accents
+        ("on a pris la es en sea ef", ("es en sea ef", "SNCF")),  # acronym spelled as letter names
+    ],
+)
+def test_spotting_finds_the_misrecognised_span(text: str, expected: tuple[str, str]) -> None:
+    cands = _spot(text)
+    assert expected in _pairs(cands)
+    for c in cands:
+        assert text[c.start_char : c.end_char] == c.original
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rainer Blair opened the call",
+        "we bought I D T",  # right but for spaces: the yardstick and the gate agree
+        "our EBITDA grew",
+        "we are in Colombia, uh, growing",  # no eating neighbours of a right entity
+        "Cytiva and Gugino",
+        "the Goldsteins and Colombias",  # plurals of canonical names are right as written
+    ],
+)
+def test_right_entities_are_never_touched(text: str) -> None:
+    cands = _spot(text)
+    assert all(c.original.casefold() not in {"colombia", "cytiva", "gugino", "ebitda"} for c in cands)
+    for c in cands:
+        assert "Rainer" not in c.original and "Colombia" not in c.original
+
+
+def test_gate_counts_spans_not_entries() -> None:
+    seg = [Segment("s1", "Cytiva, Cytiva and IDT")]
+    raw = spot_candidates(seg, DICT.entries(), min_similarity=0.7, max_tokens=4)
+    assert apply_gate(raw, DICT.entries()).gated == 3
+
+
+def test_remembered_originals_are_found_exactly() -> None:
+    memo = [RememberedCorrection("zorblax", "Zorblax Corp", "ORG")]
+    cands = _spot("we met zorblax today", remembered=memo)
+    assert ("zorblax", "Zorblax Corp") in _pairs(cands)
+    assert [c.source for c in cands if c.final == "Zorblax Corp"] == ["memory"]
+
+
+def test_token_set_similarity_guards_subsets() -> None:
+    # a subset scores 100 on token_set_ratio; the length guard keeps it from looking like a match
+    assert token_set_similarity("Blair", "Rainer Blair") < 0.5
+    assert token_set_similarity("Reiner Blair", "Rainer Blair") > 0.8
+
+
+W = ScorerWeights.from_settings(Settings())
+
+
+def test_confidence_rises_with_evidence_and_falls_for_common_words() -> None:
+    strong = {"edit": 0.9, "rag": 0.9, "phonetic": 1.0, "frequency": 1.0, "length": 1.0, "capitalised": 1.0}
+    common = dict(strong, commonness=5.5 / 7)
+    assert confidence(strong, W) > confidence(common, W)
+    assert confidence(dict(strong, llm=1.0), W) > confidence(strong, W) > confidence(dict(strong, llm=-1.0), W)
+    assert confidence(dict(strong, memory_bonus=0.2), W) == pytest.approx(min(1.0, confidence(strong, W) + 0.2))
+    assert 0.0 <= confidence({}, W) <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("conf", "decision"),
+    [(0.95, Decision.AUTO_APPLIED), (W.auto_apply, Decision.AUTO_APPLIED), (W.suggest, Decision.PENDING),
+     (W.suggest - 0.01, Decision.DROPPED), (0.0, Decision.DROPPED)],
+)  # fmt: skip
+def test_decision_thresholds(conf: float, decision: Decision) -> None:
+    assert decide(conf, W) is decision
+
+
+def test_overlaps_keep_the_most_confident() -> None:
+    a = Candidate("s", 0, 10, "x", "A", "ORG", "rag", confidence=0.5)
+    b = Candidate("s", 5, 12, "y", "B", "ORG", "rag", confidence=0.8)
+    c = Candidate("s", 12, 15, "z", "C", "ORG", "rag", confidence=0.3)
+    assert [k.final for k in resolve_overlaps([a, b, c])] == ["B", "C"]
+
+
+def test_run_stages_end_to_end_and_context_free_without_dictionary() -> None:
+    segs = [Segment("1", "Reiner Blair thanked Cytova."), Segment("2", "Rainer Blair answered.")]
+    kept, stats = run_stages(PipelineInputs(segs, DICT), Settings())
+    assert stats.mode == Mode.RAG_ENHANCED and stats.gate_hits >= 1
+    assert {(c.original, c.final) for c in kept} >= {("Reiner", "Rainer"), ("Cytova", "Cytiva")}
+    assert all(c.decision is not Decision.DROPPED for c in kept)
+    kept, stats = run_stages(PipelineInputs(segs, CanonicalDictionary({})), Settings())
+    assert stats.mode == Mode.CONTEXT_FREE and kept == []
+
+
+def test_refused_pairs_are_never_proposed_again() -> None:
+    segs = [Segment("1", "Reiner Blair thanked Cytova.")]
+    kept, stats = run_stages(PipelineInputs(segs, DICT, refused={("cytova", "cytiva")}), Settings())
+    assert ("Cytova", "Cytiva") not in {(c.original, c.final) for c in kept}
+    assert stats.refused_by_user == 1
