@@ -1,0 +1,79 @@
+"""The `namesake` command as a user runs it: analyze a file, bad input, demo."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from namesake.cli import app
+from namesake.db import Database
+from namesake.settings import Settings
+
+TRANSCRIPT = {
+    "transcript_id": "cli-1",
+    "segments": [{"id": "1", "text": "Reiner Blair thanked the Cytova team."}],
+    "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]},
+}
+
+
+@pytest.fixture
+def env(settings: Settings, db: Database, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.setenv("DATABASE_URL", str(settings.database_url))
+    monkeypatch.setenv("NAMESAKE_DATA_DIR", str(settings.namesake_data_dir))
+    return {}
+
+
+def test_analyze_jsonl_gz_prints_one_prediction_line_per_transcript(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl.gz"
+    second = dict(TRANSCRIPT, transcript_id="cli-2")
+    with gzip.open(path, "wt") as fh:
+        fh.write(json.dumps(TRANSCRIPT) + "\n\n" + json.dumps(second) + "\n")
+    result = CliRunner().invoke(app, ["analyze", str(path), "--user", "u1"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert [line["transcript_id"] for line in lines] == ["cli-1", "cli-2"]
+    sugg = lines[0]["suggestions"]
+    assert {(s["original"], s["final"]) for s in sugg} >= {("Reiner", "Rainer"), ("Cytova", "Cytiva")}
+    assert set(sugg[0]) >= {"id", "segment_id", "start_char", "end_char", "original", "final", "entity_type",
+                            "confidence", "status", "source", "signals"}  # fmt: skip
+    assert lines[0]["mode"] == "RAG_ENHANCED" and "stats" in lines[0] and lines[0]["seconds"] > 0
+
+
+def test_analyze_table_format(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(TRANSCRIPT))
+    result = CliRunner().invoke(app, ["analyze", str(path), "--format", "table"])
+    assert result.exit_code == 0, result.output
+    assert "Rainer" in result.stdout and "cli-1" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n{"transcript_id": "b"}\n', ":2: segments"),
+        ('{"transcript_id": "a", "segments": [{"id": "1"}]}\n', ":1: segments[0].text"),
+        ("{not json\n", ":1: not JSON"),
+        ('{"transcript_id": "../x", "segments": [{"id": "1", "text": "x"}]}\n', ":1: transcript_id"),
+    ],
+)
+def test_bad_input_is_a_one_line_error_with_exit_2_and_writes_nothing(
+    env: dict[str, str], tmp_path: Path, db: Database, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2
+    assert message in result.stderr and str(path) in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
+
+
+def test_missing_file_and_help(env: dict[str, str]) -> None:
+    result = CliRunner().invoke(app, ["analyze", "/nonexistent.jsonl"])
+    assert result.exit_code == 2 and "no such file" in result.stderr
+    assert "analyze" in CliRunner().invoke(app, ["--help"]).stdout

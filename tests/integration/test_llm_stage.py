@@ -1,0 +1,70 @@
+"""Stage 4 against a local server speaking the OpenAI protocol: valid, malformed, hallucinated, 429."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from namesake.llm import OpenAICompatibleProvider
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import CanonicalDictionary, Segment
+from namesake.settings import Settings
+from tests.fakes.llm_server import ScriptedLLM, serve_llm
+
+DICT = CanonicalDictionary({"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Danaher", "Beckman"]})
+SEGMENTS = [
+    Segment("1", "Reiner Blair spoke about Cytova and Danaer."),
+    Segment("2", "Then Backman joined, with Cytiva."),
+]
+# every candidate is "uncertain" so the LLM sees all of them; one item per call
+SETTINGS = Settings(reliability_llm_uncertain_low=0.0, reliability_llm_uncertain_high=1.0, llm_batch_size=1)
+
+
+def _items(body: dict[str, Any]) -> list[dict[str, Any]]:
+    user = body["messages"][1]["content"]
+    return json.loads(user[user.index("{") :])["items"]
+
+
+def _run(script: ScriptedLLM) -> tuple[dict[tuple[str, str], dict[str, float]], dict[str, Any]]:
+    with serve_llm(script) as url:
+        llm = OpenAICompatibleProvider(base_url=url, model="m", timeout=5)
+        kept, stats = run_stages(PipelineInputs(SEGMENTS, DICT), SETTINGS, llm=llm)
+    return {(c.original, c.final): c.signals for c in kept}, stats.llm
+
+
+def test_valid_verdicts_are_used_and_the_prompt_carries_the_canonical_list() -> None:
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        verdict = "reject" if _items(body)[0]["span"] == "Backman" else "accept"
+        return 200, json.dumps({"items": [{"id": 0, "verdict": verdict}]})
+
+    script = ScriptedLLM(respond=respond)
+    signals, stats = _run(script)
+    assert stats["calls"] == stats["verdicts"] >= 3 and stats["invalid_items"] == 0
+    assert signals[("Reiner", "Rainer")]["llm"] == 1.0
+    assert ("Backman", "Beckman") not in signals or signals[("Backman", "Beckman")]["llm"] == -1.0
+    prompt = script.requests[0]["messages"][1]["content"]
+    assert "Cytiva" in prompt and "source of truth" in prompt
+
+
+def test_malformed_and_hallucinated_items_are_rejected_and_counted() -> None:
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        span = _items(body)[0]["span"]
+        if span == "Reiner":
+            return 200, "this is not json"
+        if span == "Cytova":  # a final outside the canonical list and the candidate: scope never from the model
+            return 200, json.dumps({"items": [{"id": 0, "verdict": "accept", "final": "Evil Corp"}]})
+        return 200, json.dumps({"items": [{"id": 7, "verdict": "accept"}, {"id": 0, "verdict": "maybe"}]})
+
+    signals, stats = _run(ScriptedLLM(respond=respond))
+    assert stats["invalid_items"] >= 3 and stats["verdicts"] == 0
+    assert all("llm" not in s for s in signals.values())
+    assert all(final != "Evil Corp" for _, final in signals)
+
+
+def test_a_429_stops_llm_calls_for_the_rest_of_the_run() -> None:
+    script = ScriptedLLM(replies=[(429, '{"error": "rate"}')], respond=lambda b: (200, '{"items": []}'))
+    signals, stats = _run(script)
+    assert stats["rate_limited"] is True and stats["calls"] == 1
+    assert stats["skipped_after_rate_limit"] >= 2
+    assert len(script.requests) == 1
+    assert ("Reiner", "Rainer") in signals  # the run finished on its other signals

@@ -1,0 +1,90 @@
+"""The pipeline service on real PostgreSQL, the embedded Qdrant store and the bundled embedder."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.models import Suggestion
+from namesake.reliability.canonical import ReliabilityRagEnricher, chunk_payloads
+from namesake.reliability.inputs import TranscriptIn
+from namesake.reliability.service import ReliabilityService
+from namesake.runtime import Runtime
+from namesake.vectors.base import VectorPoint
+
+ENTITIES = {"persons": ["Rainer Blair", "Christelle Dupont"], "orgs": ["Cytiva", "Meetnoo"], "acronyms": ["IDT"]}
+
+
+def _transcript(tid: str = "t1", **kw: object) -> TranscriptIn:
+    data = {
+        "transcript_id": tid,
+        "user_id": "alice",
+        "segments": [
+            {"id": "1", "text": "Good morning, I am Reiner Blair, welcome."},
+            {"id": "2", "text": "Our Cytova unit and IDT grew; Rainer Blair agrees."},
+        ],
+        "canonical_entities": ENTITIES,
+        "reference": "gold fields are ignored",
+    }
+    data.update(kw)
+    return TranscriptIn.model_validate(data)
+
+
+def test_analyze_indexes_entities_suggests_and_never_touches_right_ones(runtime: Runtime) -> None:
+    result = ReliabilityService(runtime).analyze(_transcript())
+    assert result.mode == "RAG_ENHANCED"
+    pairs = {(s["segment_id"], s["original"], s["final"]) for s in result.suggestions}
+    assert ("1", "Reiner", "Rainer") in pairs and ("2", "Cytova", "Cytiva") in pairs
+    assert not any(s["original"] in ("Rainer", "IDT", "Rainer Blair") for s in result.suggestions)
+    assert result.stats["gate_hits"] >= 2
+    for s in result.suggestions:
+        assert s["status"] in ("auto_applied", "pending") and 0 <= s["confidence"] <= 1 and s["signals"]
+    assert runtime.vectors.count("t1") == len(chunk_payloads("t1", ENTITIES))
+
+
+def test_reanalysing_never_duplicates_suggestions(runtime: Runtime) -> None:
+    service = ReliabilityService(runtime)
+    first = service.analyze(_transcript())
+    second = service.analyze(_transcript())
+    assert {s["id"] for s in first.suggestions} == {s["id"] for s in second.suggestions}
+    with runtime.db.session() as s:
+        assert s.scalar(select(func.count()).select_from(Suggestion)) == len(first.suggestions)
+
+
+def test_transcript_of_another_user_is_a_conflict(runtime: Runtime) -> None:
+    service = ReliabilityService(runtime)
+    service.analyze(_transcript())
+    with pytest.raises(ConflictError):
+        service.analyze(_transcript(), user_id="mallory")
+
+
+def test_bad_input_writes_nothing(runtime: Runtime) -> None:
+    service = ReliabilityService(runtime)
+    with pytest.raises(InvalidInputError, match=r"canonical_entities\.people"):
+        service.analyze(_transcript(canonical_entities={"people": ["X"]}))
+    small = runtime.settings.model_copy(update={"max_segments": 1})
+    with pytest.raises(InputTooLargeError, match="segments"):
+        ReliabilityService(Runtime(small, runtime.db, runtime.vectors, runtime.embedder, None)).analyze(_transcript())
+    assert runtime.vectors.list_collections() == []
+    with runtime.db.session() as s:
+        assert s.scalar(select(func.count()).select_from(Suggestion)) == 0
+
+
+def test_fetch_aggregates_by_frequency_cuts_and_skips_malformed(runtime: Runtime) -> None:
+    store, dim = runtime.vectors, runtime.embedder.dim
+    store.ensure_collection("t9", dim)
+    vec = [1.0] + [0.0] * (dim - 1)
+    payloads = [
+        {"persons": ["Ann", "Bob"], "orgs": ["Acme"]},
+        {"persons": ["Bob"], "orgs": "not a list"},
+        {"persons": ["Bob", 42, "Cy"]},
+    ]
+    store.upsert("t9", [VectorPoint(f"00000000-0000-0000-0000-00000000000{i}", vec, p) for i, p in enumerate(payloads)])
+    settings = runtime.settings.model_copy(update={"reliability_rag_canonical_max_items": 2})
+    d = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("t9")
+    assert d.lists["persons"] == ["Bob", "Ann"]  # Bob in 3 chunks, Ann first-seen before Cy; cut at 2
+    assert d.lists["orgs"] == ["Acme"]
+    assert d.malformed == 2
+    empty = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("nothing-here")
+    assert empty.mode.value == "CONTEXT_FREE"
