@@ -132,6 +132,8 @@ def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str,
 @contextmanager
 def _open_services(settings: Settings) -> Iterator[tuple[Runtime, ReliabilityService]]:
     """Open the runtime and the services over it; close everything on the way out."""
+    from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+    from namesake.corrections_memory.reader import CorrectionsMemoryReader
     from namesake.reliability.service import ReliabilityService
     from namesake.runtime import open_runtime
 
@@ -140,14 +142,13 @@ def _open_services(settings: Settings) -> Iterator[tuple[Runtime, ReliabilitySer
     except NamesakeError as exc:
         raise _fail(exc) from exc
     try:
-        yield runtime, ReliabilityService(runtime, booster=_booster(runtime))
+        CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, settings).ensure_collection()
+        reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, settings)
+        yield runtime, ReliabilityService(runtime, booster=reader)
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
     finally:
         runtime.close()
-
-
-def _booster(runtime: Runtime) -> Any:
-    """The corrections-memory reader when that module is present (stage 3), else none."""
-    return None
 
 
 @app.command()

@@ -1,0 +1,1 @@
+"""Corrections memory: what a user corrected, remembered per user in Qdrant and mirrored in PostgreSQL."""

@@ -1,0 +1,108 @@
+"""Stage 3: boost candidates the user corrected before — one batch embedding, one batched query, fail-soft."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from namesake.corrections_memory.scope import memory_filter
+from namesake.embeddings import Embedder
+from namesake.errors import EmbedderError, VectorStoreError
+from namesake.reliability.pipeline import BoostStats
+from namesake.reliability.types import Candidate
+from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.text import compact
+from namesake.vectors.base import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BoostParams:
+    """The boost formula's constants (settings RELIABILITY_CORRECTIONS_MEMORY_BOOST_*)."""
+
+    threshold: float
+    score_weight: float
+    freq_weight: float
+    max_bonus: float
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> BoostParams:
+        """Read the four settings."""
+        return cls(
+            s.reliability_corrections_memory_boost_threshold,
+            s.reliability_corrections_memory_boost_score_weight,
+            s.reliability_corrections_memory_boost_freq_weight,
+            s.reliability_corrections_memory_boost_max_bonus,
+        )
+
+
+def memory_bonus(score: float, frequency: int, p: BoostParams) -> float:
+    """min(MAX, (score − THRESHOLD)·SCORE_W + log(1 + freq)·FREQ_W) when score ≥ THRESHOLD, else 0."""
+    if score < p.threshold:
+        return 0.0
+    return min(p.max_bonus, (score - p.threshold) * p.score_weight + math.log1p(max(0, frequency)) * p.freq_weight)
+
+
+class CorrectionsMemoryReader:
+    """Implements the pipeline's MemoryBooster port over the shared corrections collection."""
+
+    def __init__(
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        settings: Settings,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        on_error: Callable[[], None] | None = None,
+    ) -> None:
+        self.store, self.embedder, self.clock = store, embedder, clock
+        self.params = BoostParams.from_settings(settings)
+        self.on_error = on_error
+
+    def boost(self, user_id: str, candidates: list[Candidate]) -> BoostStats:
+        """Add `memory_bonus` to candidates whose original the user corrected; propose that final if it differs."""
+        stats = BoostStats(queried=len(candidates))
+        if not candidates:
+            return stats
+        now = int(self.clock().timestamp())
+        filters = [
+            memory_filter(
+                user_id,
+                entity_type=c.entity_type,
+                embedding_model=self.embedder.name,
+                quarantine_after=now,
+                exclude_promoted=True,
+            )
+            for c in candidates
+        ]
+        try:
+            vectors = self.embedder.embed([c.original for c in candidates])
+            answers = self.store.query_batch(
+                CORRECTIONS_COLLECTION, [v.tolist() for v in vectors], limit=1, filters=filters
+            )
+        except (VectorStoreError, EmbedderError) as exc:
+            # Fail-soft: the run goes on without the memory; counted and logged once per run.
+            stats.errors += 1
+            log.warning("corrections memory unavailable for this run: %s", exc.message)
+            if self.on_error is not None:
+                self.on_error()
+            return stats
+        for cand, hits in zip(candidates, answers, strict=True):
+            if not hits:
+                continue
+            hit = hits[0]
+            bonus = memory_bonus(hit.score, int(hit.payload.get("frequency", 1)), self.params)
+            if bonus <= 0:
+                continue
+            remembered = str(hit.payload.get("final", ""))
+            if remembered and compact(remembered) != compact(cand.final):
+                cand.meta["proposed_final"] = cand.final
+                cand.final = remembered
+                cand.source = "memory"
+            cand.signals["memory_bonus"] = round(bonus, 4)
+            cand.signals["memory_score"] = round(hit.score, 4)
+            stats.boosted += 1
+        return stats

@@ -1,0 +1,261 @@
+"""Recording a correction: one PostgreSQL transaction under an advisory lock, Qdrant written first, compensated."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from namesake.corrections_memory.decision import Decision, Existing, SemanticHit, WriteOutcome, decide_write
+from namesake.corrections_memory.scope import memory_filter
+from namesake.db import Database
+from namesake.embeddings import Embedder
+from namesake.errors import InvalidInputError, NamesakeError, StoreError
+from namesake.models import CorrectionMirror, User
+from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.text import compact, normalise
+from namesake.vectors.base import VectorPoint, VectorStore
+
+log = logging.getLogger(__name__)
+PAYLOAD_SCHEMA_VERSION = 1
+ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
+
+
+@dataclass(frozen=True)
+class CorrectionInput:
+    """A reviewer's correction: accepted/edited suggestion, or a manual fix (no suggestion)."""
+
+    user_id: str
+    entity_type: str
+    original: str
+    final: str
+    action: str = "accept"
+    source_suggestion_id: str | None = None
+    transcript_id: str | None = None
+    segment_text: str | None = None
+    start_char: int | None = None
+    end_char: int | None = None
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What the write did and the active correction it left."""
+
+    outcome: WriteOutcome
+    correction_id: int
+    point_id: uuid.UUID
+    frequency: int
+
+
+def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
+    """Check and normalise the input; raises InvalidInputError naming the field."""
+    if not c.user_id or not c.user_id.strip():
+        raise InvalidInputError("user_id must not be empty", field="user_id")
+    if c.entity_type not in ENTITY_TYPES:
+        raise InvalidInputError(f"entity_type must be one of {', '.join(ENTITY_TYPES)}", field="entity_type")
+    if c.action not in ("accept", "edit"):
+        raise InvalidInputError("action must be accept or edit", field="action")
+    original, final = c.original.strip(), c.final.strip()
+    if not compact(original):
+        raise InvalidInputError("original must contain a letter or digit", field="original")
+    if not compact(final):
+        raise InvalidInputError("final must contain a letter or digit", field="final")
+    has_span = c.segment_text is not None and c.start_char is not None and c.end_char is not None
+    if has_span and not 0 <= c.start_char < c.end_char <= len(c.segment_text):  # type: ignore[operator,arg-type]
+        raise InvalidInputError("span offsets are outside the segment", field="start_char")
+    return CorrectionInput(**{**c.__dict__, "original": original, "final": final[:max_final]})
+
+
+def context_phrase(c: CorrectionInput, radius: int) -> str:
+    """±radius characters around the span, or the original alone without a segment."""
+    if c.segment_text is None or c.start_char is None or c.end_char is None:
+        return c.original
+    return c.segment_text[max(0, c.start_char - radius) : c.end_char + radius]
+
+
+def lock_key(user_id: str, entity_type: str, original_norm: str) -> str:
+    """The advisory-lock key: one writer at a time per (user, type, original)."""
+    return f"corrections:{user_id}\x1f{entity_type}\x1f{original_norm}"
+
+
+class CorrectionMemoryWriter:
+    """Writes corrections so that PostgreSQL and Qdrant agree, or the caller hears why not."""
+
+    def __init__(
+        self,
+        db: Database,
+        store: VectorStore,
+        embedder: Embedder,
+        settings: Settings,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.db, self.store, self.embedder, self.settings, self.clock = db, store, embedder, settings, clock
+
+    def record(self, correction: CorrectionInput) -> WriteResult:
+        """Record one correction; replay is a no-op, errors surface after compensation."""
+        s = self.settings
+        c = validate_correction(correction, s.reliability_corrections_memory_final_text_max_len)
+        original_norm, final_norm = normalise(c.original), normalise(c.final)
+        vector = self.embedder.embed([c.original])[0].tolist()
+        try:
+            with self.db.session() as session:
+                session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
+                session.execute(
+                    text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
+                    {"k": lock_key(c.user_id, c.entity_type, original_norm)},
+                )
+                return self._record_locked(session, c, original_norm, final_norm, vector)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"corrections mirror write failed: {exc}") from exc
+
+    def _record_locked(
+        self, session: Session, c: CorrectionInput, original_norm: str, final_norm: str, vector: list[float]
+    ) -> WriteResult:
+        active = session.scalar(
+            select(CorrectionMirror)
+            .where(
+                CorrectionMirror.user_id == c.user_id,
+                CorrectionMirror.entity_type == c.entity_type,
+                CorrectionMirror.original_norm == original_norm,
+                CorrectionMirror.status == "active",
+            )
+            .with_for_update()
+        )
+        decision = decide_write(
+            suggestion_id=c.source_suggestion_id,
+            final_norm=final_norm,
+            same_original=None
+            if active is None
+            else Existing(active.id, active.final_norm, tuple(active.source_suggestion_ids)),
+            semantic=None if active is not None else self._semantic_top1(session, c, vector),
+            dedupe_threshold=self.settings.reliability_corrections_memory_dedupe_threshold,
+        )
+        if decision.outcome is WriteOutcome.REPLAY and active is not None:
+            return WriteResult(decision.outcome, active.id, active.qdrant_point_id, active.frequency)
+        if decision.outcome is WriteOutcome.REINFORCED:
+            return self._reinforce(session, decision, c)
+        return self._insert(session, c, original_norm, final_norm, vector, superseded=active, decision=decision)
+
+    def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
+        flt = memory_filter(c.user_id, entity_type=c.entity_type, embedding_model=self.embedder.name)
+        hits = self.store.query(CORRECTIONS_COLLECTION, vector, limit=1, flt=flt)
+        if not hits:
+            return None
+        row_id = session.scalar(
+            select(CorrectionMirror.id).where(
+                CorrectionMirror.qdrant_point_id == hits[0].id, CorrectionMirror.status == "active"
+            )
+        )
+        return SemanticHit(row_id, hits[0].score, normalise(str(hits[0].payload.get("final", ""))))
+
+    def _reinforce(self, session: Session, decision: Decision, c: CorrectionInput) -> WriteResult:
+        row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True)
+        assert row is not None  # the decision only names rows it was shown
+        old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None}
+        row.frequency += 1
+        if c.source_suggestion_id:
+            row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
+        row.updated_at = func.now()
+        new_payload = {"frequency": row.frequency, "source_suggestion_id": c.source_suggestion_id}
+        self.store.set_payload(CORRECTIONS_COLLECTION, [row.qdrant_point_id], new_payload)
+        try:
+            session.flush()
+        except SQLAlchemyError:
+            self._compensate(lambda: self.store.set_payload(CORRECTIONS_COLLECTION, [row.qdrant_point_id], old))
+            raise
+        return WriteResult(WriteOutcome.REINFORCED, row.id, row.qdrant_point_id, row.frequency)
+
+    def _insert(
+        self,
+        session: Session,
+        c: CorrectionInput,
+        original_norm: str,
+        final_norm: str,
+        vector: list[float],
+        *,
+        superseded: CorrectionMirror | None,
+        decision: Decision,
+    ) -> WriteResult:
+        s = self.settings
+        now = self.clock()
+        quarantine_until = now + timedelta(days=s.reliability_corrections_memory_quarantine_days)
+        point_id = uuid.uuid4()
+        payload = self._payload(c, original_norm, final_norm, quarantine_until, s)
+        old_points: list[VectorPoint] = []
+        if superseded is not None:
+            old_points = self.store.retrieve(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id], with_vectors=True)
+        self.store.upsert(CORRECTIONS_COLLECTION, [VectorPoint(point_id, vector, payload)])
+        try:
+            if superseded is not None:
+                # The old final must stop boosting at once: its point leaves the index, its row stays as history.
+                self.store.delete(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id])
+                superseded.status = "superseded"
+                superseded.updated_at = func.now()
+                session.flush()
+            row = CorrectionMirror(
+                qdrant_point_id=point_id,
+                user_id=c.user_id,
+                entity_type=c.entity_type,
+                original=c.original,
+                original_norm=original_norm,
+                final=c.final,
+                final_norm=final_norm,
+                action=c.action,
+                frequency=1,
+                context_phrase=payload["context_phrase"],
+                quarantine_until=quarantine_until,
+                supersedes_id=superseded.id if superseded is not None else None,
+                source_suggestion_ids=[c.source_suggestion_id] if c.source_suggestion_id else [],
+                transcript_id=c.transcript_id,
+                payload_schema_version=PAYLOAD_SCHEMA_VERSION,
+                embedding_model=self.embedder.name,
+                embedding_model_version=self.embedder.version,
+            )
+            session.add(row)
+            session.flush()
+        except (SQLAlchemyError, NamesakeError):
+            # Compensation: the mirror did not take the write, so neither may the index.
+            self._compensate(lambda: self.store.delete(CORRECTIONS_COLLECTION, [point_id]))
+            if old_points:
+                self._compensate(lambda: self.store.upsert(CORRECTIONS_COLLECTION, old_points))
+            raise
+        outcome = WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome
+        return WriteResult(outcome, row.id, point_id, 1)
+
+    def _payload(
+        self, c: CorrectionInput, original_norm: str, final_norm: str, quarantine_until: datetime, s: Settings
+    ) -> dict[str, Any]:
+        return {
+            "user_id": c.user_id,
+            "entity_type": c.entity_type,
+            "original": c.original,
+            "original_norm": original_norm,
+            "final": c.final,
+            "final_norm": final_norm,
+            "action": c.action,
+            "frequency": 1,
+            "context_phrase": context_phrase(c, s.reliability_corrections_memory_context_radius),
+            "promoted_to_canonical": False,
+            "quarantine_until": int(quarantine_until.timestamp()),
+            "source_suggestion_id": c.source_suggestion_id,
+            "transcript_id": c.transcript_id,
+            "payload_schema_version": PAYLOAD_SCHEMA_VERSION,
+            "embedding_model": self.embedder.name,
+            "embedding_model_version": self.embedder.version,
+        }
+
+    @staticmethod
+    def _compensate(undo: Callable[[], None]) -> None:
+        """Undo an index write; if even that fails, reconciliation will, and the log says so."""
+        try:
+            undo()
+        except NamesakeError as exc:
+            log.error("compensation failed, reconciliation will repair: %s", exc.message)

@@ -1,0 +1,191 @@
+"""Corrections memory on real PostgreSQL, the embedded Qdrant store and the bundled embedder."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select, text
+
+from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+from namesake.corrections_memory.decision import WriteOutcome
+from namesake.corrections_memory.reader import CorrectionsMemoryReader
+from namesake.corrections_memory.service import list_corrections, record_correction
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.errors import DimensionMismatchError, StoreError
+from namesake.models import CorrectionMirror
+from namesake.reliability.types import Candidate
+from namesake.runtime import Runtime
+from namesake.settings import CORRECTIONS_COLLECTION
+from namesake.vectors.base import Filter, Match, VectorPoint
+
+
+@pytest.fixture
+def memory(runtime: Runtime) -> Runtime:
+    """The runtime with the corrections collection bootstrapped."""
+    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
+    return runtime
+
+
+def _writer(rt: Runtime, **overrides: object) -> CorrectionMemoryWriter:
+    settings = rt.settings.model_copy(update=overrides) if overrides else rt.settings
+    return CorrectionMemoryWriter(rt.db, rt.vectors, rt.embedder, settings)
+
+
+def _fix(user: str = "u1", original: str = "Mitnou", final: str = "MeetNoo", **kw: object) -> CorrectionInput:
+    return CorrectionInput(user_id=user, entity_type=str(kw.pop("entity_type", "ORG")), original=original, final=final,
+                           **kw)  # type: ignore[arg-type]  # fmt: skip
+
+
+def _cand(original: str, final: str = "?", entity_type: str = "ORG") -> Candidate:
+    return Candidate("1", 0, len(original), original, final, entity_type, "rag")
+
+
+def _points(rt: Runtime, user: str | None = None) -> int:
+    flt = Filter(must=(Match("user_id", user),)) if user else None
+    return rt.vectors.count(CORRECTIONS_COLLECTION, flt)
+
+
+def _active_rows(rt: Runtime) -> list[CorrectionMirror]:
+    with rt.db.session() as s:
+        return list(s.scalars(select(CorrectionMirror).where(CorrectionMirror.status == "active")).all())
+
+
+def test_twenty_threads_recording_the_same_correction_leave_one_row_and_one_point(memory: Runtime) -> None:
+    writer = _writer(memory)
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(lambda i: writer.record(_fix(source_suggestion_id=f"s{i}")), range(20)))
+    assert sorted(r.outcome for r in results).count(WriteOutcome.NEW) == 1
+    rows = _active_rows(memory)
+    assert len(rows) == 1 and rows[0].frequency == 20 and len(rows[0].source_suggestion_ids) == 20
+    assert _points(memory) == 1
+    point = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [rows[0].qdrant_point_id])[0]
+    assert point.payload["frequency"] == 20
+
+
+def test_the_same_suggestion_accepted_twice_is_a_replay(memory: Runtime) -> None:
+    writer = _writer(memory)
+    first = record_correction(writer=writer, correction=_fix(source_suggestion_id="sug-1"))
+    again = record_correction(writer=writer, correction=_fix(source_suggestion_id="sug-1"))
+    assert (first.outcome, again.outcome) == (WriteOutcome.NEW, WriteOutcome.REPLAY)
+    assert again.frequency == 1 and _active_rows(memory)[0].frequency == 1
+
+
+def test_a_failing_mirror_insert_leaves_no_point_and_surfaces(memory: Runtime) -> None:
+    with memory.db.engine.begin() as conn:  # a real database failure, raised by PostgreSQL itself
+        conn.execute(
+            text("""
+            CREATE OR REPLACE FUNCTION refuse_boom() RETURNS trigger AS $$
+            BEGIN IF NEW.original = 'boom' THEN RAISE EXCEPTION 'mirror refused'; END IF; RETURN NEW; END
+            $$ LANGUAGE plpgsql;
+            CREATE TRIGGER refuse_boom BEFORE INSERT ON reliability_corrections_quarantine
+            FOR EACH ROW EXECUTE FUNCTION refuse_boom();
+        """)
+        )
+    try:
+        with pytest.raises(StoreError, match="mirror refused"):
+            _writer(memory).record(_fix(original="boom"))
+        assert _points(memory) == 0 and _active_rows(memory) == []
+    finally:
+        with memory.db.engine.begin() as conn:
+            conn.execute(text("DROP TRIGGER refuse_boom ON reliability_corrections_quarantine"))
+
+
+def test_a_new_final_supersedes_the_old_one_and_only_it_is_boosted(memory: Runtime) -> None:
+    writer = _writer(memory)
+    writer.record(_fix(final="MeetNoo", source_suggestion_id="a"))
+    second = writer.record(_fix(final="Meetnoo SAS", source_suggestion_id="b"))
+    assert second.outcome is WriteOutcome.SUPERSEDED
+    with memory.db.session() as s:
+        rows = {r.final: r for r in s.scalars(select(CorrectionMirror)).all()}
+    assert rows["MeetNoo"].status == "superseded" and rows["Meetnoo SAS"].status == "active"
+    assert rows["Meetnoo SAS"].supersedes_id == rows["MeetNoo"].id
+    assert _points(memory) == 1
+    cand = _cand("Mitnou", "MeetNoo")
+    stats = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings).boost("u1", [cand])
+    assert stats.boosted == 1 and cand.final == "Meetnoo SAS" and cand.signals["memory_bonus"] > 0
+    assert [c["final"] for c in list_corrections(memory.db, "u1")] == ["Meetnoo SAS"]
+
+
+def test_reinforcement_never_merges_a_changed_value(memory: Runtime) -> None:
+    # a dedupe threshold low enough that "trois vélos" and "quatre vélos" count as the same text
+    writer = _writer(memory, reliability_corrections_memory_dedupe_threshold=0.5)
+    writer.record(_fix(original="trois vélos", final="3 vélos", entity_type="KEYWORD"))
+    out = writer.record(_fix(original="quatre vélos", final="4 vélos", entity_type="KEYWORD"))
+    same = writer.record(_fix(original="trois  vélos!", final="3 vélos", entity_type="KEYWORD"))
+    assert out.outcome is WriteOutcome.NEW
+    assert same.outcome is WriteOutcome.REINFORCED
+    assert sorted((r.final, r.frequency) for r in _active_rows(memory)) == [("3 vélos", 2), ("4 vélos", 1)]
+
+
+def test_no_boost_ever_crosses_users(memory: Runtime) -> None:
+    writer = _writer(memory)
+    users = [f"user{i:04d}" for i in range(1000)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda u: writer.record(_fix(user=u, original="Mitnou", final=f"Meetnoo-{u}")), users))
+    assert _points(memory) == 1000
+    reader = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings)
+    for user in [*users[::50], "stranger"]:
+        cand = _cand("Mitnou")
+        reader.boost(user, [cand])
+        assert cand.final == ("?" if user == "stranger" else f"Meetnoo-{user}")
+
+
+def test_expired_promoted_and_other_model_corrections_are_ignored(memory: Runtime) -> None:
+    now = datetime.now(UTC)
+    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
+    writer.record(_fix(original="Alpha", final="ALPHA Corp"))
+    promoted = writer.record(_fix(original="Beta", final="BETA Corp"))
+    memory.vectors.set_payload(CORRECTIONS_COLLECTION, [promoted.point_id], {"promoted_to_canonical": True})
+    vec = memory.embedder.embed(["Gamma"])[0].tolist()
+    payload = {
+        "user_id": "u1", "entity_type": "ORG", "final": "GAMMA Corp", "frequency": 5, "promoted_to_canonical": 0,
+        "quarantine_until": int((now + timedelta(days=9)).timestamp()), "embedding_model": "another-model",
+    }  # fmt: skip
+    memory.vectors.upsert(CORRECTIONS_COLLECTION, [VectorPoint("00000000-0000-0000-0000-0000000000aa", vec, payload)])
+    reader = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
+    cands = [_cand("Alpha"), _cand("Beta"), _cand("Gamma")]
+    reader.boost("u1", cands)
+    assert [c.final for c in cands] == ["ALPHA Corp", "?", "?"]
+    later = now + timedelta(days=memory.settings.reliability_corrections_memory_quarantine_days + 1)
+    expired = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings, clock=lambda: later)
+    cand = _cand("Alpha")
+    assert expired.boost("u1", [cand]).boosted == 0 and cand.final == "?"
+
+
+def test_a_failing_vector_store_leaves_candidates_unchanged_and_counts(memory: Runtime) -> None:
+    _writer(memory).record(_fix())
+    memory.vectors.drop_collection(CORRECTIONS_COLLECTION)  # the index is gone: every query fails
+    errors: list[int] = []
+    reader = CorrectionsMemoryReader(
+        memory.vectors, memory.embedder, memory.settings, on_error=lambda: errors.append(1)
+    )
+    cand = _cand("Mitnou", "X")
+    stats = reader.boost("u1", [cand])
+    assert stats.errors == 1 and errors == [1]
+    assert cand.final == "X" and "memory_bonus" not in cand.signals
+
+
+def test_bootstrap_is_idempotent_and_refuses_another_dimension(runtime: Runtime) -> None:
+    boot = CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings)
+    first, second = boot.ensure_collection(), boot.ensure_collection()
+    assert first.created and len(first.indexes_created) == 3
+    assert not second.created and second.indexes_created == []
+    bad = runtime.settings.model_copy(update={"reliability_corrections_memory_vector_dim": 1024})
+    with pytest.raises(DimensionMismatchError, match="1024") as err:
+        CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, bad).ensure_collection()
+    assert "512" in str(err.value)
+    runtime.vectors.drop_collection(CORRECTIONS_COLLECTION)
+    runtime.vectors.ensure_collection(CORRECTIONS_COLLECTION, 1024)
+    with pytest.raises(DimensionMismatchError, match="1024"):
+        boot.ensure_collection()
+
+
+def test_mirror_rows_are_counted_per_user(memory: Runtime) -> None:
+    writer = _writer(memory)
+    writer.record(_fix(user="a"))
+    writer.record(_fix(user="b"))
+    with memory.db.session() as s:
+        assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 2
+    assert _points(memory, "a") == 1
