@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     # --- request limits -----------------------------------------------------------------
     max_segments: Positive = 20_000
     max_segment_chars: Positive = 20_000
-    max_canonical_entities: Positive = 5_000
+    max_canonical_entities: Positive = 20_000
     max_final_chars: Positive = 500
 
     @classmethod

@@ -64,6 +64,12 @@ def chunk_payloads(transcript_id: str, entities: dict[str, list[str]]) -> list[d
     return payloads
 
 
+def chunk_point_id(transcript_id: str, index: int) -> uuid.UUID:
+    """Deterministic id whose low bits are the chunk index: a scroll returns chunks most-frequent first."""
+    prefix = uuid.uuid5(uuid.NAMESPACE_URL, f"namesake/{transcript_id}").int >> 32
+    return uuid.UUID(int=(prefix << 32) | index)
+
+
 def index_canonical_entities(
     store: VectorStore, embedder: Embedder, settings: Settings, transcript_id: str, entities: dict[str, list[str]]
 ) -> int:
@@ -78,7 +84,7 @@ def index_canonical_entities(
         return 0
     vectors = embedder.embed([p["text"] for p in payloads])
     points = [
-        VectorPoint(uuid.uuid5(uuid.NAMESPACE_URL, f"{transcript_id}/{i}"), v.tolist(), p)
+        VectorPoint(chunk_point_id(transcript_id, i), v.tolist(), p)
         for i, (p, v) in enumerate(zip(payloads, vectors, strict=True))
     ]
     store.upsert(name, points)

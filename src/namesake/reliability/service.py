@@ -92,10 +92,11 @@ def refused_pairs(s: Session, user_id: str) -> set[tuple[str, str]]:
 
 
 def persist_suggestions(s: Session, transcript_id: str, cands: list[Candidate]) -> list[Suggestion]:
-    """Upsert on the span key: re-analysing refreshes open suggestions and never duplicates or reopens decided ones."""
-    out = []
-    for c in cands:
-        values = {
+    """One upsert on the span key: re-analysing refreshes open suggestions, never duplicates or reopens decided ones."""
+    if not cands:
+        return []
+    rows = [
+        {
             "id": uuid.uuid4(),
             "transcript_id": transcript_id,
             "segment_id": c.segment_id,
@@ -109,21 +110,17 @@ def persist_suggestions(s: Session, transcript_id: str, cands: list[Candidate]) 
             "status": c.decision.value,
             "source": c.source,
         }
-        stmt = insert(Suggestion).values(**values)
-        stmt = stmt.on_conflict_do_update(
-            constraint="uq_suggestions_span",
-            set_={
-                "confidence": stmt.excluded.confidence,
-                "signals": stmt.excluded.signals,
-                "status": stmt.excluded.status,
-            },
-            where=Suggestion.status.in_(("auto_applied", "pending")),
-        )
-        # RETURNING yields nothing when the WHERE keeps a decided suggestion as the reviewer left it.
-        row = s.scalars(stmt.returning(Suggestion), execution_options={"populate_existing": True}).first()
-        if row is not None:
-            out.append(row)
-    return out
+        for c in cands
+    ]
+    stmt = insert(Suggestion).values(rows)
+    stmt = stmt.on_conflict_do_update(
+        constraint="uq_suggestions_span",
+        set_={"confidence": stmt.excluded.confidence, "signals": stmt.excluded.signals, "status": stmt.excluded.status},
+        # a suggestion the reviewer already decided stays as they left it (and is not returned)
+        where=Suggestion.status.in_(("auto_applied", "pending")),
+    )
+    returned = s.scalars(stmt.returning(Suggestion), execution_options={"populate_existing": True}).all()
+    return sorted(returned, key=lambda r: (r.segment_id, r.start_char))
 
 
 class ReliabilityService:
