@@ -10,7 +10,8 @@ from typing import NamedTuple
 import jellyfish
 
 # A token is a run of letters/digits, optionally joined by ' & . - (e.g. "AT&T", "Coca-Cola", "U.S").
-_TOKEN = re.compile(r"\w+(?:['’&.\-]\w+)*")
+# French elisions (l', d', qu') are split off: "l'EBITDA" is the article and EBITDA, not one word.
+_TOKEN = re.compile(r"(?:(?<![\w'’])(?:[cdjlmnst]|qu)['’](?=\w))|\w+(?:['’&.\-]\w+)*", re.IGNORECASE)
 _NON_ALNUM = re.compile(r"[\W_]+")
 
 # Letter names as an ASR writes them when someone spells an acronym ("a see" → ASC).
@@ -54,24 +55,46 @@ def compact(text: str) -> str:
 
 
 def tokenize(text: str) -> list[Token]:
-    """Tokens with offsets into `text`; punctuation between tokens is skipped."""
-    return [Token(m.group(), m.start(), m.end(), compact(m.group())) for m in _TOKEN.finditer(text)]
+    """Tokens with offsets into `text`; punctuation between tokens and elided articles are skipped."""
+    return [
+        Token(m.group(), m.start(), m.end(), compact(m.group()))
+        for m in _TOKEN.finditer(text)
+        if m.group()[-1] not in "'’"
+    ]
 
 
 def phonetic_key(text: str, language: str = "en") -> str:
-    """Sound-alike key of a whole span ("Mitnou" / "MeetNoo" → MTN); French uses a French key."""
+    """Sound-alike key of a whole span, English metaphone ("Mitnou" / "MeetNoo" → MTN)."""
     return compact_phonetic_key(compact(text), language)
 
 
-def compact_phonetic_key(joined: str, language: str = "en") -> str:
-    """phonetic_key of an already compact string (the hot path of candidate spotting)."""
-    if not joined:
-        return ""
-    if language.startswith("fr"):
-        import phonetic_fr
+def phonetic_keys(text: str, language: str = "en") -> tuple[str, ...]:
+    """Every sound-alike key for the language: French meetings also get a French key (brands stay English)."""
+    joined = compact(text)
+    return compact_phonetic_keys(joined, language)
 
-        return str(phonetic_fr.phonetic(joined))
-    return str(jellyfish.metaphone(joined))
+
+def compact_phonetic_keys(joined: str, language: str = "en") -> tuple[str, ...]:
+    """phonetic_keys of an already compact string (the hot path of candidate spotting)."""
+    if not joined:
+        return ()
+    english = str(jellyfish.metaphone(joined))
+    if language.startswith("fr"):
+        return (english, "fr:" + french_phonetic_key(joined))
+    return (english,)
+
+
+def compact_phonetic_key(joined: str, language: str = "en") -> str:
+    """The first (English) key of an already compact string."""
+    return str(jellyfish.metaphone(joined)) if joined else ""
+
+
+@lru_cache(maxsize=200_000)
+def french_phonetic_key(joined: str) -> str:
+    """French soundex-like key (phonetic-fr): "Mitnou" / "Mitnoux" → MITNOU."""
+    import phonetic_fr
+
+    return str(phonetic_fr.phonetic(joined))
 
 
 def spelled_letters(tokens: list[str]) -> str | None:

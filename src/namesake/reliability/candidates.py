@@ -17,7 +17,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
-from namesake.text import LETTER_NAMES, Token, compact, compact_phonetic_key, normalise, phonetic_key, tokenize
+from namesake.text import LETTER_NAMES, Token, compact, compact_phonetic_keys, normalise, phonetic_keys, tokenize
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48
@@ -58,7 +58,9 @@ class WindowIndex:
         return [Window.unpack(p) for p in self.by_key.get(key, ())]
 
 
-def windows_of(segments: list[Segment], max_tokens: int, max_letters: int = 0) -> WindowIndex:
+def windows_of(
+    segments: list[Segment], max_tokens: int, max_letters: int = 0, max_chars: int = MAX_WINDOW_CHARS
+) -> WindowIndex:
     """Every window of 1..max_tokens tokens; the hot loop of S1, so it works on plain ints and strings."""
     max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
     tokens = [tokenize(s.text) for s in segments]
@@ -71,7 +73,7 @@ def windows_of(segments: list[Segment], max_tokens: int, max_letters: int = 0) -
             key = ""
             for d in range(min(max_tokens, n - i)):
                 key += norms[i + d]
-                if len(key) > MAX_WINDOW_CHARS:
+                if len(key) > max_chars:
                     break
                 packed = base | (i << _TOK_SHIFT) | d
                 bucket = by_key.get(key)
@@ -170,7 +172,9 @@ def spot_candidates(
     acronyms = [e for e in entries if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6)]
     acronym_set = set(acronyms)
     max_letters = min(MAX_SPELLED_LETTERS, max((len(e.key) for e in acronyms), default=0))
-    index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters)
+    # a window much longer than every entry cannot reach min_similarity against any of them
+    max_chars = min(MAX_WINDOW_CHARS, int(max((len(e.key) for e in entries), default=0) / min_similarity) + 1)
+    index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars)
     tokens, by_key = index.tokens, index.by_key
     keys = list(by_key)
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
@@ -181,15 +185,16 @@ def spot_candidates(
     by_phon: dict[str, list[int]] = defaultdict(list)
     by_letters: dict[str, list[int]] = defaultdict(list)
     for ei, e in enumerate(entries):
-        pk = phonetic_key(e.value, language)
-        if len(pk) >= MIN_PHONETIC_KEY_LEN:
-            by_phon[pk].append(ei)
+        for pk in phonetic_keys(e.value, language):
+            if len(pk) >= MIN_PHONETIC_KEY_LEN:
+                by_phon[pk].append(ei)
         if e in acronym_set:
             by_letters[e.key].append(ei)
     key_index = {k: i for i, k in enumerate(keys)}
     for wi, key in enumerate(keys):
-        for ei in by_phon.get(compact_phonetic_key(key, language), ()):
-            hits[(wi, ei)]["phonetic_equal"] = 1.0
+        for pk in compact_phonetic_keys(key, language):
+            for ei in by_phon.get(pk, ()):
+                hits[(wi, ei)]["phonetic_equal"] = 1.0
     for key, letters in index.spelled.items():
         for ei in by_letters.get(letters, ()):
             hits[(key_index[key], ei)]["acronym_spelled"] = 1.0

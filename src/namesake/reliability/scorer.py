@@ -11,7 +11,7 @@ from rapidfuzz.distance import Levenshtein
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
-from namesake.text import compact, phonetic_key, word_frequency
+from namesake.text import compact, phonetic_keys, word_frequency
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (
@@ -61,8 +61,13 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
     s = cand.signals
     s["edit"] = round(Levenshtein.normalized_similarity(a, b), 4)
     s["rag"] = round(token_set_similarity(original, final), 4)
-    pa, pb = phonetic_key(original, language), phonetic_key(final, language)
-    s["phonetic"] = 1.0 if pa and pa == pb else round(jellyfish.jaro_winkler_similarity(pa, pb) * 0.8, 4)
+    pa, pb = phonetic_keys(original, language), phonetic_keys(final, language)
+    if set(pa) & set(pb):
+        s["phonetic"] = 1.0
+    else:
+        s["phonetic"] = round(
+            max((jellyfish.jaro_winkler_similarity(x, y) * 0.8 for x, y in zip(pa, pb)), default=0), 4
+        )
     s["acronym"] = s.pop("acronym_spelled", s.get("acronym", 0.0))
     rank = int(cand.meta.get("rank", 10))
     s["frequency"] = round(5.0 / (5.0 + rank), 4)
