@@ -65,9 +65,8 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
     if set(pa) & set(pb):
         s["phonetic"] = 1.0
     else:
-        s["phonetic"] = round(
-            max((jellyfish.jaro_winkler_similarity(x, y) * 0.8 for x, y in zip(pa, pb)), default=0), 4
-        )
+        near = (jellyfish.jaro_winkler_similarity(x, y) for x, y in zip(pa, pb, strict=False))
+        s["phonetic"] = round(max(near, default=0.0) * 0.8, 4)
     s["acronym"] = s.pop("acronym_spelled", s.get("acronym", 0.0))
     rank = int(cand.meta.get("rank", 10))
     s["frequency"] = round(5.0 / (5.0 + rank), 4)
