@@ -120,7 +120,7 @@ def analyze(
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str, Any]]) -> Table:
     table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions")
     for col in ("segment", "span", "original", "final", "type", "confidence", "status"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col in ("span", "type", "confidence", "status"), overflow="fold")
     for s in suggestions:
         table.add_row(
             s["segment_id"], f"{s['start_char']}-{s['end_char']}", s["original"], s["final"], s["entity_type"],
@@ -151,28 +151,32 @@ def _open_services(settings: Settings) -> Iterator[tuple[Runtime, ReliabilitySer
         runtime.close()
 
 
+SAMPLES = ("meeting_en.json", "meeting_fr.json")
+
+
 @app.command()
 def demo() -> None:
-    """Start the embedded stack (PostgreSQL, Qdrant Edge, bundled embedder) and show what runs."""
-    from namesake.runtime import open_runtime
+    """Analyse the bundled sample meetings (English and French) on the embedded stack and print the suggestions."""
+    from importlib import resources
+
+    from namesake.reliability.files import parse_transcript
 
     settings = _settings()
-    try:
-        runtime = open_runtime(settings)
-    except NamesakeError as exc:
-        raise _fail(exc) from exc
-    try:
-        vec = runtime.embedder.embed(["Mitnou"])
-        table = Table(title="namesake embedded stack")
-        table.add_column("part")
-        table.add_column("running")
-        table.add_row("PostgreSQL", "embedded pgserver" if runtime.db.embedded else "DATABASE_URL")
-        table.add_row("vector store", type(runtime.vectors).__name__ + f" ({settings.qdrant_store_dir})")
-        table.add_row("embedder", f"{runtime.embedder.name} {runtime.embedder.version}, dim {vec.shape[1]}")
-        table.add_row("LLM", runtime.llm.name if runtime.llm else "none")
-        out.print(table)
-    finally:
-        runtime.close()
+    with _open_services(settings) as (runtime, reliability):
+        err.print(
+            f"embedded stack: PostgreSQL {'(pgserver)' if runtime.db.embedded else '(DATABASE_URL)'}, "
+            f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
+            f"embedder {runtime.embedder.name} {runtime.embedder.version}, "
+            f"LLM {runtime.llm.name if runtime.llm else 'none'}"
+        )
+        for name in SAMPLES:
+            raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")
+            try:
+                result = reliability.analyze(parse_transcript(raw, settings, name))
+            except NamesakeError as exc:
+                raise _fail(exc) from exc
+            out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+    out.print("Next: `namesake serve`, then open http://127.0.0.1:8000/docs to review suggestions over HTTP.")
 
 
 def main() -> None:  # pragma: no cover - console entry point

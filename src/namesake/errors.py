@@ -102,3 +102,15 @@ class ConflictError(NamesakeError):
     """The request conflicts with the current state (impossible transition, job running)."""
 
     code = "CONFLICT"
+
+
+class UnauthorizedError(NamesakeError):
+    """No API key was presented."""
+
+    code = "UNAUTHORIZED"
+
+
+class ForbiddenError(NamesakeError):
+    """The API key presented is not one of NAMESAKE_API_KEYS."""
+
+    code = "FORBIDDEN"

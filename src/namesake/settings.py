@@ -100,6 +100,7 @@ class Settings(BaseSettings):
     max_segment_chars: Positive = 20_000
     max_canonical_entities: Positive = 20_000
     max_final_chars: Positive = 500
+    max_request_bytes: Positive = 50_000_000
 
     @classmethod
     def _split_keys(cls, value: object) -> object:

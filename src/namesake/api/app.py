@@ -1,32 +1,85 @@
-"""create_app(settings): the FastAPI application with its lifespan."""
+"""create_app(settings): the FastAPI application, its lifespan, auth, limits and metrics."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from namesake import __version__
-from namesake.api.routes import health
+from namesake.api import errors
+from namesake.api.deps import Services, require_key
+from namesake.api.metrics import Metrics
+from namesake.api.routes import health, suggestions, transcripts, users
+from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+from namesake.corrections_memory.reader import CorrectionsMemoryReader
+from namesake.corrections_memory.writer import CorrectionMemoryWriter
+from namesake.reliability.service import ReliabilityService
+from namesake.review import ReviewService
 from namesake.runtime import Runtime, open_runtime
 from namesake.settings import Settings
 
 
+def build_services(runtime: Runtime, metrics: Metrics) -> Services:
+    """Wire the services over one runtime (bootstrap first: a DIM_MISMATCH stops start-up here)."""
+    s = runtime.settings
+    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, s).ensure_collection()
+    reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s)
+    writer = CorrectionMemoryWriter(
+        runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=metrics.compensations.inc
+    )
+    return Services(
+        runtime, ReliabilityService(runtime, reader), ReviewService(runtime.db, writer, s.max_final_chars), metrics
+    )
+
+
 def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     """Build the app; the lifespan opens the stores unless a runtime is handed in (tests)."""
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
-        app.state.runtime = runtime or open_runtime(settings)
+        rt = runtime or open_runtime(settings)
         try:
+            app.state.services = build_services(rt, metrics)
             yield
         finally:
             if owned:
-                app.state.runtime.close()
+                rt.close()
 
     app = FastAPI(title="namesake", version=__version__, lifespan=lifespan)
     app.state.settings = settings
+    errors.install(app)
+    max_body = settings.max_request_bytes
+
+    @app.middleware("http")
+    async def limits_and_metrics(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """Refuse oversized bodies before reading them; count and time every request by route."""
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > max_body:
+            return JSONResponse(
+                errors.error_body("TOO_LARGE", f"request body over {max_body} bytes", "body"), status_code=413
+            )
+        t0 = time.perf_counter()
+        response = await call_next(request)
+        route = getattr(request.scope.get("route"), "path", "unmatched")
+        metrics.requests.labels(request.method, route, str(response.status_code)).inc()
+        metrics.latency.labels(request.method, route).observe(time.perf_counter() - t0)
+        return response
+
     app.include_router(health.router)
+    secured = [Depends(require_key)]
+    for router in (transcripts.router, suggestions.router, users.router):
+        app.include_router(router, dependencies=secured)
+
+    @app.get("/metrics", tags=["ops"], dependencies=secured)
+    def prometheus() -> Response:
+        """Prometheus exposition of this process's counters."""
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
     return app

@@ -96,8 +96,10 @@ class CorrectionMemoryWriter:
         embedder: Embedder,
         settings: Settings,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        on_compensate: Callable[[], None] | None = None,
     ) -> None:
         self.db, self.store, self.embedder, self.settings, self.clock = db, store, embedder, settings, clock
+        self.on_compensate = on_compensate
 
     def record(self, correction: CorrectionInput) -> WriteResult:
         """Record one correction; replay is a no-op, errors surface after compensation."""
@@ -252,9 +254,10 @@ class CorrectionMemoryWriter:
             "embedding_model_version": self.embedder.version,
         }
 
-    @staticmethod
-    def _compensate(undo: Callable[[], None]) -> None:
+    def _compensate(self, undo: Callable[[], None]) -> None:
         """Undo an index write; if even that fails, reconciliation will, and the log says so."""
+        if self.on_compensate is not None:
+            self.on_compensate()
         try:
             undo()
         except NamesakeError as exc:

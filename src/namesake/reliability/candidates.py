@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -23,6 +24,8 @@ from namesake.text import LETTER_NAMES, Token, compact, compact_phonetic_keys, n
 MAX_WINDOW_CHARS = 48
 # Below this length a phonetic key says too little ("T", "K") to propose anything on its own.
 MIN_PHONETIC_KEY_LEN = 2
+# How many of a language's most frequent words count as function words (never a name on their own).
+FUNCTION_WORDS = 80
 # Nobody spells out more letters than this.
 MAX_SPELLED_LETTERS = 8
 
@@ -59,22 +62,31 @@ class WindowIndex:
 
 
 def windows_of(
-    segments: list[Segment], max_tokens: int, max_letters: int = 0, max_chars: int = MAX_WINDOW_CHARS
+    segments: list[Segment],
+    max_tokens: int,
+    max_letters: int = 0,
+    max_chars: int = MAX_WINDOW_CHARS,
+    stopwords: frozenset[str] = frozenset(),
 ) -> WindowIndex:
-    """Every window of 1..max_tokens tokens; the hot loop of S1, so it works on plain ints and strings."""
+    """Every window of 1..max_tokens tokens with a content word; the hot loop of S1: plain ints and strings."""
     max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
     tokens = [tokenize(s.text) for s in segments]
     by_key: dict[str, list[int]] = {}
     spelled: dict[str, str] = {}
     for si, toks in enumerate(tokens):
         norms = [t.norm for t in toks]
+        stop = [n in stopwords for n in norms]
         n, base = len(norms), si << _SEG_SHIFT
         for i in range(n):
             key = ""
+            content = False
             for d in range(min(max_tokens, n - i)):
                 key += norms[i + d]
                 if len(key) > max_chars:
                     break
+                content = content or not stop[i + d]
+                if not content:  # "of the", "and a": function words alone are never a name
+                    continue
                 packed = base | (i << _TOK_SHIFT) | d
                 bucket = by_key.get(key)
                 if bucket is None:
@@ -84,7 +96,7 @@ def windows_of(
         if max_letters > 1:
             for i, j, key, letters in _spelled_runs(norms, max_letters):
                 spelled[key] = letters
-                if j - i >= max_tokens:  # longer than ordinary windows: index it too
+                if j - i >= max_tokens or not any(not x for x in stop[i : j + 1]):  # not indexed above
                     by_key.setdefault(key, []).append(base | (i << _TOK_SHIFT) | (j - i))
     by_key.pop("", None)
     return WindowIndex(tokens, by_key, spelled)
@@ -103,6 +115,15 @@ def _spelled_runs(norms: list[str], max_letters: int) -> Iterator[tuple[int, int
                 break
             key, spell = key + norms[j], spell + letter
             yield i, j, key, spell
+
+
+@lru_cache(maxsize=8)
+def function_words(language: str) -> frozenset[str]:
+    """The language's most frequent words (articles, pronouns, prepositions), from wordfreq's bundled lists."""
+    from wordfreq import top_n_list
+
+    lang = "fr" if language.startswith("fr") else "en"
+    return frozenset(compact(w) for w in top_n_list(lang, FUNCTION_WORDS))
 
 
 def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: float) -> list[tuple[int, int, float]]:
@@ -174,7 +195,9 @@ def spot_candidates(
     max_letters = min(MAX_SPELLED_LETTERS, max((len(e.key) for e in acronyms), default=0))
     # a window much longer than every entry cannot reach min_similarity against any of them
     max_chars = min(MAX_WINDOW_CHARS, int(max((len(e.key) for e in entries), default=0) / min_similarity) + 1)
-    index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars)
+    index = windows_of(
+        segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars, function_words(language)
+    )
     tokens, by_key = index.tokens, index.by_key
     keys = list(by_key)
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from namesake.api.deps import RuntimeDep
+from namesake.api.deps import RuntimeDep, require_key
 from namesake.errors import NamesakeError
 
 router = APIRouter(tags=["ops"])
@@ -17,7 +17,7 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", dependencies=[Depends(require_key)])
 def readyz(runtime: RuntimeDep) -> JSONResponse:
     """PostgreSQL answers and the vector store lists its collections; 503 naming what failed."""
     checks: dict[str, str] = {}

@@ -1,0 +1,121 @@
+"""Speed: per-transcript latency (p50/p95, per stage) on a 9,000-word transcript with 300 canonical entries,
+and whole-file throughput (words/s) of `namesake analyze` next to the baseline's, in the same run.
+
+Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import BENCH_DATA, bench_file, fresh_env
+from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+from namesake.corrections_memory.reader import CorrectionsMemoryReader
+from namesake.reliability.inputs import TranscriptIn
+from namesake.reliability.service import ReliabilityService
+from namesake.runtime import open_runtime
+from namesake.settings import Settings
+
+
+def synthetic_transcript(transcripts: list[dict], words: int = 9000, entries: int = 300) -> dict:
+    """Real ASR segments up to `words` words, with canonical entries pooled from several calls up to `entries`."""
+    segments, n = [], 0
+    for t in transcripts:
+        for s in t["segments"]:
+            if n >= words:
+                break
+            segments.append({"id": f"{len(segments):05d}", "text": s["text"]})
+            n += len(s["text"].split())
+    pooled: dict[str, list[str]] = {}
+    total = 0
+    for t in transcripts:
+        for name, values in t["canonical_entities"].items():
+            for v in values:
+                if total < entries and v not in pooled.setdefault(name, []):
+                    pooled[name].append(v)
+                    total += 1
+    return {"transcript_id": "speed-9k", "segments": segments, "canonical_entities": pooled}
+
+
+def pct(xs: list[float], q: float) -> float:
+    """The q-quantile (nearest rank)."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
+
+
+def latency(runs: int, transcripts: list[dict]) -> None:
+    """In-process analyses of the synthetic transcript on the embedded stack (no LLM)."""
+    data = synthetic_transcript(transcripts)
+    words = sum(len(s["text"].split()) for s in data["segments"])
+    entries = sum(len(v) for v in data["canonical_entities"].values())
+    settings = Settings(namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")), llm_provider="none")
+    runtime = open_runtime(settings)
+    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, settings).ensure_collection()
+    service = ReliabilityService(runtime, CorrectionsMemoryReader(runtime.vectors, runtime.embedder, settings))
+    service.analyze(TranscriptIn.model_validate(data))  # warm-up: model load, entity indexing
+    without = TranscriptIn.model_validate({**data, "canonical_entities": None})
+    totals, stages = [], {}
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        result = service.analyze(without)
+        totals.append(time.perf_counter() - t0)
+        for k, v in result.stats["stage_seconds"].items():
+            stages.setdefault(k, []).append(v)
+    runtime.close()
+    print(f"\n### latency: {words} words, {entries} canonical entries, {runs} runs (embedded stack, no LLM)\n")
+    print("| stage | p50 ms | p95 ms |\n|---|---|---|")
+    for k, v in stages.items():
+        print(f"| {k} | {pct(v, 0.5) * 1000:.1f} | {pct(v, 0.95) * 1000:.1f} |")
+    print(f"| **total** | **{pct(totals, 0.5) * 1000:.1f}** | **{pct(totals, 0.95) * 1000:.1f}** |")
+
+
+def throughput(split: Path, limit: int) -> None:
+    """Whole-file words/s: `namesake analyze` (fresh data dir, entities indexed) vs baseline.py, same input."""
+    subset = Path(tempfile.mkdtemp()) / "subset.jsonl"
+    with gzip.open(split, "rt") as src, subset.open("w") as dst:
+        for i, line in enumerate(src):
+            if i >= limit:
+                break
+            dst.write(line)
+    words = sum(len(s["text"].split()) for line in subset.open() for s in json.loads(line)["segments"])
+    namesake = str(Path(sys.executable).parent / "namesake")
+    rows = []
+    for label, cmd, env in (
+        ("baseline.py", [sys.executable, str(BENCH_DATA / "baseline.py"), str(subset)], None),
+        ("namesake analyze", [namesake, "analyze", str(subset)], fresh_env(LLM_PROVIDER="none")),
+    ):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+        rows.append((label, time.perf_counter() - t0))
+    print(
+        f"\n### throughput: {limit} transcripts of {split.name}, {words} words (wall clock, process start included)\n"
+    )
+    print("| system | seconds | words/s | × baseline |\n|---|---|---|---|")
+    base = rows[0][1]
+    for label, secs in rows:
+        print(f"| {label} | {secs:.1f} | {words / secs:,.0f} | {base / secs:.2f} |")
+
+
+def main() -> None:
+    """Run both measurements and print their tables."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--file", default="earnings21.jsonl.gz")
+    ap.add_argument("--limit", type=int, default=40)
+    a = ap.parse_args()
+    split = bench_file(a.file)
+    with gzip.open(split, "rt") as fh:
+        transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]
+    latency(a.runs, transcripts)
+    throughput(split, a.limit)
+
+
+if __name__ == "__main__":
+    main()

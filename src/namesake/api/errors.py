@@ -1,0 +1,60 @@
+"""Map namesake errors and request validation errors to JSON error bodies with the right status."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from namesake.errors import (
+    ConflictError,
+    ForbiddenError,
+    InputTooLargeError,
+    InvalidInputError,
+    NamesakeError,
+    NotFoundError,
+    StoreError,
+    UnauthorizedError,
+)
+
+log = logging.getLogger(__name__)
+STATUS: list[tuple[type[NamesakeError], int]] = [
+    (UnauthorizedError, 401),
+    (ForbiddenError, 403),
+    (InputTooLargeError, 413),
+    (InvalidInputError, 422),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (StoreError, 503),
+]
+
+
+def error_body(code: str, message: str, field: str | None = None) -> dict[str, object]:
+    """The JSON every error answers with."""
+    return {"error": {"code": code, "message": message, "field": field}}
+
+
+def status_of(exc: NamesakeError) -> int:
+    """HTTP status for a namesake error (500 for the unexpected ones)."""
+    return next((status for kind, status in STATUS if isinstance(exc, kind)), 500)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on the app."""
+
+    @app.exception_handler(NamesakeError)
+    async def _namesake(_: Request, exc: NamesakeError) -> JSONResponse:
+        status = status_of(exc)
+        if status >= 500:
+            log.error("request failed: %s", exc.message)
+        return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        field = ".".join(loc) or None
+        message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+        return JSONResponse(error_body("INVALID_INPUT", message, field), status_code=422)

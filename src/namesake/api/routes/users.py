@@ -1,0 +1,19 @@
+"""A user's corrections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from namesake.api.deps import ServicesDep
+from namesake.corrections_memory.service import list_corrections
+from namesake.reliability.inputs import Identifier
+
+router = APIRouter(prefix="/v1", tags=["users"])
+
+
+@router.get("/users/{user_id}/corrections")
+def corrections(services: ServicesDep, user_id: Identifier, include_superseded: bool = False) -> list[dict[str, Any]]:
+    """The user's corrections memory as mirrored in PostgreSQL, newest first."""
+    return list_corrections(services.runtime.db, user_id, include_superseded=include_superseded)

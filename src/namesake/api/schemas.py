@@ -1,0 +1,104 @@
+"""Request and response bodies of the HTTP API (analyze reuses the CLI's transcript model)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from namesake.reliability.inputs import Identifier
+
+Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class CanonicalEntitiesIn(BaseModel):
+    """The five canonical lists of a transcript; unknown lists are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+    user_id: Identifier | None = None
+    persons: list[str] = Field(default_factory=list)
+    orgs: list[str] = Field(default_factory=list)
+    places: list[str] = Field(default_factory=list)
+    acronyms: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+
+    def lists(self) -> dict[str, list[str]]:
+        """The lists alone."""
+        return self.model_dump(exclude={"user_id"})
+
+
+class IndexedOut(BaseModel):
+    """What PUT canonical-entities wrote."""
+
+    transcript_id: str
+    chunks: int
+    values: int
+
+
+class DecisionIn(BaseModel):
+    """Accept / reject body: the transcript the suggestion belongs to (scope comes from the request)."""
+
+    model_config = ConfigDict(extra="forbid")
+    transcript_id: Identifier
+
+
+class EditIn(DecisionIn):
+    """Edit body: the reviewer's final."""
+
+    final: Text
+
+
+class ManualCorrectionIn(BaseModel):
+    """A fix of a span nothing suggested."""
+
+    model_config = ConfigDict(extra="forbid")
+    user_id: Identifier
+    transcript_id: Identifier
+    segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    start_char: int = Field(ge=0)
+    end_char: int = Field(gt=0)
+    original: Text
+    final: Text
+    entity_type: str = "KEYWORD"
+    segment_text: str | None = None
+
+
+class SuggestionOut(BaseModel):
+    """A suggestion as the review screen shows it."""
+
+    id: str
+    segment_id: str
+    start_char: int
+    end_char: int
+    original: str
+    final: str
+    entity_type: str
+    confidence: float
+    status: str
+    source: str
+    signals: dict[str, Any]
+
+
+class ReviewOut(BaseModel):
+    """A decision's result: the suggestion now, and what the corrections memory did."""
+
+    suggestion: SuggestionOut
+    memory: str | None
+
+
+class AnalysisOut(BaseModel):
+    """Same shape as a line of `namesake analyze`."""
+
+    transcript_id: str
+    mode: str
+    seconds: float
+    suggestions: list[SuggestionOut]
+    stats: dict[str, Any]
+
+
+class ErrorOut(BaseModel):
+    """Every error body: a stable code, a message, the field at fault when there is one."""
+
+    code: str
+    message: str
+    field: str | None = None
