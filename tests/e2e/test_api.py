@@ -1,0 +1,169 @@
+"""The HTTP API end to end on real PostgreSQL, the embedded Qdrant store and the bundled embedder."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from namesake.api.app import create_app
+from namesake.db import Database
+from namesake.embeddings import Embedder
+from namesake.runtime import Runtime
+from namesake.settings import Settings
+from namesake.vectors.edge import EdgeVectorStore
+
+KEY = "test-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman Coulter"], "acronyms": ["IDT"]}
+TEXT = [
+    "Good morning, this is Reiner Blair with the results.",
+    "Our Cytova unit grew, and Backman Coulter too.",
+    "Zorblax joined the call about IDT.",
+]
+
+
+@pytest.fixture
+def client(settings: Settings, db: Database, embedder: Embedder) -> Iterator[TestClient]:
+    s = settings.model_copy(update={"namesake_api_keys": [KEY], "max_segments": 50, "max_request_bytes": 200_000})
+    store = EdgeVectorStore(s.qdrant_store_dir)
+    runtime = Runtime(s, db, store, embedder, None)
+    with TestClient(create_app(s, runtime)) as c:
+        yield c
+    store.close()
+
+
+def _transcript(tid: str, user: str = "alice") -> dict[str, Any]:
+    return {"transcript_id": tid, "user_id": user, "segments": [{"id": str(i), "text": t} for i, t in enumerate(TEXT)]}
+
+
+def _analyze(client: TestClient, tid: str, user: str = "alice") -> dict[str, Any]:
+    r = client.put(f"/v1/transcripts/{tid}/canonical-entities", json={**ENTITIES, "user_id": user}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    r = client.post("/v1/reliability/analyze", json=_transcript(tid, user), headers=AUTH)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _by_original(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["original"]: s for s in result["suggestions"]}
+
+
+def test_the_reviewers_loop_teaches_the_next_analysis(client: TestClient) -> None:
+    first = _by_original(_analyze(client, "meeting-1"))
+    assert {"Reiner", "Cytova", "Backman"} <= set(first)
+    post = lambda path, body: client.post(path, json=body, headers=AUTH)  # noqa: E731
+    r = post(f"/v1/suggestions/{first['Reiner']['id']}/accept", {"transcript_id": "meeting-1"})
+    assert r.status_code == 200 and r.json()["memory"] == "new" and r.json()["suggestion"]["status"] == "validated"
+    r = post(f"/v1/suggestions/{first['Cytova']['id']}/edit", {"transcript_id": "meeting-1", "final": "Cytiva Ltd"})
+    assert r.status_code == 200 and r.json()["suggestion"]["final"] == "Cytiva Ltd"
+    r = post(f"/v1/suggestions/{first['Backman']['id']}/reject", {"transcript_id": "meeting-1"})
+    assert r.status_code == 200 and r.json()["suggestion"]["status"] == "rejected" and r.json()["memory"] is None
+    manual = {"user_id": "alice", "transcript_id": "meeting-1", "segment_id": "2", "start_char": 0, "end_char": 7,
+              "original": "Zorblax", "final": "Zorblax Inc", "entity_type": "ORG", "segment_text": TEXT[2]}  # fmt: skip
+    r = post("/v1/corrections", manual)
+    assert r.status_code == 201 and r.json()["suggestion"]["source"] == "manual"
+
+    corrections = client.get("/v1/users/alice/corrections", headers=AUTH).json()
+    assert {(c["original"], c["final"]) for c in corrections} == {
+        ("Reiner", "Rainer"), ("Cytova", "Cytiva Ltd"), ("Zorblax", "Zorblax Inc")
+    }  # fmt: skip
+
+    second = _by_original(_analyze(client, "meeting-2"))
+    assert second["Reiner"]["signals"]["memory_bonus"] > 0
+    assert second["Reiner"]["confidence"] > first["Reiner"]["confidence"]
+    assert second["Cytova"]["final"] == "Cytiva Ltd"  # the edit is what comes back
+    assert "Backman" not in second  # refused once, never again
+    assert second["Zorblax"]["final"] == "Zorblax Inc"  # the manual fix is now suggested
+    # another user learns nothing from alice
+    other = _by_original(_analyze(client, "meeting-3", user="bob"))
+    assert "Zorblax" not in other and "memory_bonus" not in other["Reiner"]["signals"]
+
+
+def test_accepting_twice_is_idempotent_and_impossible_transitions_conflict(client: TestClient) -> None:
+    sugg = _by_original(_analyze(client, "m1"))
+    accept = f"/v1/suggestions/{sugg['Reiner']['id']}/accept"
+    assert client.post(accept, json={"transcript_id": "m1"}, headers=AUTH).status_code == 200
+    again = client.post(accept, json={"transcript_id": "m1"}, headers=AUTH)
+    assert again.status_code == 200 and again.json()["memory"] is None
+    assert [c["frequency"] for c in client.get("/v1/users/alice/corrections", headers=AUTH).json()] == [1]
+    r = client.post(f"/v1/suggestions/{sugg['Reiner']['id']}/reject", json={"transcript_id": "m1"}, headers=AUTH)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "CONFLICT"
+    client.post(f"/v1/suggestions/{sugg['Cytova']['id']}/reject", json={"transcript_id": "m1"}, headers=AUTH)
+    r = client.post(f"/v1/suggestions/{sugg['Cytova']['id']}/accept", json={"transcript_id": "m1"}, headers=AUTH)
+    assert r.status_code == 409
+
+
+def test_auth_401_403_and_open_healthz(client: TestClient) -> None:
+    assert client.get("/healthz").status_code == 200
+    r = client.get("/v1/users/alice/corrections")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "UNAUTHORIZED"
+    assert client.get("/v1/users/alice/corrections", headers={"Authorization": "Bearer nope"}).status_code == 403
+    assert client.get("/readyz").status_code == 401
+    r = client.get("/readyz", headers=AUTH)
+    assert r.status_code == 200 and r.json()["checks"] == {"postgresql": "ok", "vector_store": "ok"}
+
+
+def test_other_transcripts_suggestions_are_404_not_a_leak(client: TestClient) -> None:
+    mine = _by_original(_analyze(client, "mine"))
+    _analyze(client, "theirs", user="mallory")
+    sid = mine["Reiner"]["id"]
+    r = client.post(f"/v1/suggestions/{sid}/accept", json={"transcript_id": "theirs"}, headers=AUTH)
+    assert r.status_code == 404 and "theirs" in r.json()["error"]["message"]
+    for bad in (str(uuid.uuid4()), "not-a-uuid"):
+        assert (
+            client.post(f"/v1/suggestions/{bad}/accept", json={"transcript_id": "mine"}, headers=AUTH).status_code
+            == 404
+        )
+    r = client.post("/v1/reliability/analyze", json=_transcript("mine", user="mallory"), headers=AUTH)
+    assert r.status_code == 409  # a transcript belongs to one user
+
+
+def test_limits_answer_413_naming_the_field(client: TestClient) -> None:
+    many = {"transcript_id": "big", "segments": [{"id": str(i), "text": "x"} for i in range(51)]}
+    r = client.post("/v1/reliability/analyze", json=many, headers=AUTH)
+    assert r.status_code == 413 and r.json()["error"]["field"] == "segments"
+    huge = {"transcript_id": "huge", "segments": [{"id": "1", "text": "y" * 300_000}]}
+    assert client.post("/v1/reliability/analyze", json=huge, headers=AUTH).status_code == 413
+    sugg = _by_original(_analyze(client, "lim"))
+    r = client.post(f"/v1/suggestions/{sugg['Reiner']['id']}/edit", json={"transcript_id": "lim", "final": "z" * 501},
+                    headers=AUTH)  # fmt: skip
+    assert r.status_code == 413 and r.json()["error"]["field"] == "final"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("post", "/v1/reliability/analyze", {"segments": []}, "transcript_id"),
+        ("post", "/v1/reliability/analyze", {"transcript_id": "t", "segments": [{"id": "1"}]}, "segments.0.text"),
+        ("post", "/v1/reliability/analyze", {"transcript_id": "t", "segments": []}, "segments"),
+        ("post", "/v1/reliability/analyze", {"transcript_id": "../t", "segments": [{"id": 1, "text": ""}]},
+         "transcript_id"),
+        ("post", "/v1/reliability/analyze", [1, 2], None),
+        ("put", "/v1/transcripts/t/canonical-entities", {"people": ["x"]}, "people"),
+        ("put", "/v1/transcripts/t/canonical-entities", {"persons": "x"}, "persons"),
+        ("post", "/v1/corrections", {"user_id": "u"}, "transcript_id"),
+        ("post", f"/v1/suggestions/{uuid.uuid4()}/edit", {"transcript_id": "t", "final": ""}, "final"),
+    ],
+)  # fmt: skip
+def test_malformed_bodies_are_422_naming_the_field(
+    client: TestClient, method: str, path: str, body: object, field: str | None
+) -> None:
+    r = getattr(client, method)(path, json=body, headers=AUTH)
+    assert r.status_code == 422, r.text
+    err = r.json()["error"]
+    assert err["code"] == "INVALID_INPUT" and (field is None or err["field"] == field)
+
+
+def test_broken_json_is_422_and_metrics_count_requests(client: TestClient) -> None:
+    r = client.post(
+        "/v1/reliability/analyze", content=b"{not json", headers={**AUTH, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 422
+    _analyze(client, "metrics")
+    text = client.get("/metrics", headers=AUTH).text
+    assert 'namesake_http_requests_total{method="POST",route="/v1/reliability/analyze",status="200"} 1.0' in text
+    assert "namesake_gate_hits_total" in text and "namesake_candidates_total" in text
