@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
+jobs_app = typer.Typer(help="Maintenance jobs, run once (for cron / Kubernetes CronJobs).", no_args_is_help=True)
+users_app = typer.Typer(help="User data (GDPR).", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+app.add_typer(jobs_app, name="jobs")
+app.add_typer(users_app, name="users")
 err = Console(stderr=True)
 out = Console()
 
@@ -149,6 +153,75 @@ def _open_services(settings: Settings) -> Iterator[tuple[Runtime, ReliabilitySer
         raise _fail(exc) from exc
     finally:
         runtime.close()
+
+
+def _summary(title: str, counts: dict[str, Any]) -> Table:
+    table = Table(title=title)
+    table.add_column("count")
+    table.add_column("value", justify="right")
+    for key, value in counts.items():
+        table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
+    return table
+
+
+def _bar() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err)  # fmt: skip
+
+
+@jobs_app.command("promote")
+def jobs_promote() -> None:
+    """Promote frequent corrections whose quarantine ended to canonical vocabulary (exit 3 if already running)."""
+    from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
+    from namesake.jobs import tasks
+    from namesake.jobs.runner import JobAlreadyRunningError
+
+    settings = _settings()
+    with _open_services(settings) as (runtime, _), _bar() as bar:
+        total = CorrectionsMemoryPromotion(runtime.db, runtime.vectors, settings).count_eligible()
+        task = bar.add_task("promoting", total=total)
+        try:
+            outcome = tasks.promote(runtime, progress=lambda n: bar.advance(task, n))
+        except JobAlreadyRunningError as exc:
+            err.print(f"skipped: {exc.message}")
+            raise typer.Exit(3) from exc
+    out.print(_summary(f"promotion (run {outcome.run_id})", outcome.counts()))
+
+
+@jobs_app.command("reconcile")
+def jobs_reconcile() -> None:
+    """Make the corrections index agree with PostgreSQL (exit 3 if already running)."""
+    from namesake.jobs import tasks
+    from namesake.jobs.runner import JobAlreadyRunningError
+
+    settings = _settings()
+    with _open_services(settings) as (runtime, _), _bar() as bar:
+        from namesake.settings import CORRECTIONS_COLLECTION
+
+        task = bar.add_task("scanning points", total=runtime.vectors.count(CORRECTIONS_COLLECTION))
+        try:
+            outcome = tasks.reconcile(runtime, progress=lambda n: bar.advance(task, n))
+        except JobAlreadyRunningError as exc:
+            err.print(f"skipped: {exc.message}")
+            raise typer.Exit(3) from exc
+    out.print(_summary(f"reconciliation (run {outcome.run_id})", outcome.counts()))
+
+
+@users_app.command("erase")
+def users_erase(user_id: Annotated[str, typer.Argument(help="The user whose data is erased.")]) -> None:
+    """Erase everything of USER_ID in PostgreSQL and Qdrant; prints the receipt (remaining must be 0)."""
+    from namesake.jobs import tasks
+
+    settings = _settings()
+    with _open_services(settings) as (runtime, _), _bar() as bar:
+        task = bar.add_task(f"erasing {user_id}", total=None)
+        try:
+            receipt = tasks.erase_user(runtime, user_id, progress=lambda _k, n: bar.advance(task, n))
+        except NamesakeError as exc:
+            raise _fail(exc) from exc
+    out.print_json(data=receipt.as_json())
+    if any(receipt.remaining.values()):
+        raise typer.Exit(1)
 
 
 SAMPLES = ("meeting_en.json", "meeting_fr.json")

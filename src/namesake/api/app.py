@@ -14,10 +14,11 @@ from namesake import __version__
 from namesake.api import errors
 from namesake.api.deps import Services, require_key
 from namesake.api.metrics import Metrics
-from namesake.api.routes import health, suggestions, transcripts, users
+from namesake.api.routes import health, jobs, suggestions, transcripts, users
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.writer import CorrectionMemoryWriter
+from namesake.jobs.scheduler import start_scheduler
 from namesake.reliability.service import ReliabilityService
 from namesake.review import ReviewService
 from namesake.runtime import Runtime, open_runtime
@@ -45,10 +46,15 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
         rt = runtime or open_runtime(settings)
+        scheduler = None
         try:
             app.state.services = build_services(rt, metrics)
+            if settings.jobs_enabled:
+                scheduler = start_scheduler(rt, on_alert=lambda n: metrics.promotion_alerts.inc())
             yield
         finally:
+            if scheduler is not None:
+                scheduler.shutdown(wait=True)
             if owned:
                 rt.close()
 
@@ -74,7 +80,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
 
     app.include_router(health.router)
     secured = [Depends(require_key)]
-    for router in (transcripts.router, suggestions.router, users.router):
+    for router in (transcripts.router, suggestions.router, users.router, jobs.router):
         app.include_router(router, dependencies=secured)
 
     @app.get("/metrics", tags=["ops"], dependencies=secured)

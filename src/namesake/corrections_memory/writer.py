@@ -247,6 +247,7 @@ class CorrectionMemoryWriter:
             "context_phrase": context_phrase(c, s.reliability_corrections_memory_context_radius),
             "promoted_to_canonical": False,
             "quarantine_until": int(quarantine_until.timestamp()),
+            "created_at": int(self.clock().timestamp()),
             "source_suggestion_id": c.source_suggestion_id,
             "transcript_id": c.transcript_id,
             "payload_schema_version": PAYLOAD_SCHEMA_VERSION,

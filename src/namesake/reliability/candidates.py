@@ -195,9 +195,7 @@ def spot_candidates(
     max_letters = min(MAX_SPELLED_LETTERS, max((len(e.key) for e in acronyms), default=0))
     # a window much longer than every entry cannot reach min_similarity against any of them
     max_chars = min(MAX_WINDOW_CHARS, int(max((len(e.key) for e in entries), default=0) / min_similarity) + 1)
-    index = windows_of(
-        segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars, function_words(language)
-    )
+    index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars, function_words(language))
     tokens, by_key = index.tokens, index.by_key
     keys = list(by_key)
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from namesake.api.deps import ServicesDep
 from namesake.corrections_memory.service import list_corrections
+from namesake.jobs import tasks
 from namesake.reliability.inputs import Identifier
 
 router = APIRouter(prefix="/v1", tags=["users"])
@@ -17,3 +18,9 @@ router = APIRouter(prefix="/v1", tags=["users"])
 def corrections(services: ServicesDep, user_id: Identifier, include_superseded: bool = False) -> list[dict[str, Any]]:
     """The user's corrections memory as mirrored in PostgreSQL, newest first."""
     return list_corrections(services.runtime.db, user_id, include_superseded=include_superseded)
+
+
+@router.delete("/users/{user_id}")
+def erase(services: ServicesDep, user_id: Identifier) -> dict[str, Any]:
+    """GDPR erasure: everything of the user in both stores; the receipt says what remains (zero)."""
+    return tasks.erase_user(services.runtime, user_id).as_json()

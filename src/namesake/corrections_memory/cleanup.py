@@ -1,0 +1,93 @@
+"""GDPR erasure: everything of one user, in both stores, counted and verified; safe to retry at any step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, func, select
+
+from namesake.corrections_memory.promotion import refresh_global_vocabulary
+from namesake.corrections_memory.scope import memory_filter
+from namesake.db import Database
+from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
+from namesake.reliability.canonical import collection_for
+from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.vectors.base import Filter, Match, VectorStore
+
+PAGE = 1000
+Progress = Callable[[str, int], None]
+
+
+@dataclass
+class ErasureReceipt:
+    """What was deleted and what remains (both zero-remaining on success)."""
+
+    user_id: str
+    deleted: dict[str, Any] = field(default_factory=dict)
+    remaining: dict[str, int] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The receipt body of DELETE /v1/users/{user_id} and `namesake users erase`."""
+        return {"user_id": self.user_id, "deleted": self.deleted, "remaining": self.remaining}
+
+
+class CorrectionsMemoryCleanup:
+    """Erases a user: mirror-listed points, then a filter sweep, transcript collections, then the rows."""
+
+    def __init__(self, db: Database, store: VectorStore, settings: Settings) -> None:
+        self.db, self.store, self.settings = db, store, settings
+
+    def _row_counts(self, user_id: str) -> dict[str, int]:
+        with self.db.session() as s:
+            transcripts = select(Transcript.id).where(Transcript.user_id == user_id)
+            return {
+                "users": int(s.scalar(select(func.count()).select_from(User).where(User.id == user_id)) or 0),
+                "transcripts": int(s.scalar(select(func.count()).select_from(transcripts.subquery())) or 0),
+                "suggestions": int(
+                    s.scalar(select(func.count()).where(Suggestion.transcript_id.in_(transcripts))) or 0
+                ),
+                "corrections": int(s.scalar(select(func.count()).where(CorrectionMirror.user_id == user_id)) or 0),
+                "vocabulary": int(s.scalar(select(func.count()).where(CanonicalVocabulary.user_id == user_id)) or 0),
+            }
+
+    def _points(self, user_id: str) -> int:
+        if not self.store.collection_exists(CORRECTIONS_COLLECTION):
+            return 0
+        return self.store.count(CORRECTIONS_COLLECTION, memory_filter(user_id))
+
+    def erase(self, user_id: str, progress: Progress | None = None) -> ErasureReceipt:
+        """Delete everything of user_id; raises on a failed step (nothing reported as done that is not)."""
+        receipt = ErasureReceipt(user_id)
+        rows_before = self._row_counts(user_id)
+        points_before = self._points(user_id)
+        with self.db.session() as s:
+            point_ids = list(
+                s.scalars(select(CorrectionMirror.qdrant_point_id).where(CorrectionMirror.user_id == user_id))
+            )
+            transcripts = list(s.scalars(select(Transcript.id).where(Transcript.user_id == user_id)))
+        if self.store.collection_exists(CORRECTIONS_COLLECTION):
+            for i in range(0, len(point_ids), PAGE):
+                self.store.delete(CORRECTIONS_COLLECTION, point_ids[i : i + PAGE])  # type: ignore[arg-type]
+                if progress is not None:
+                    progress("points", len(point_ids[i : i + PAGE]))
+            # anything the mirror missed (an orphan of a crashed write) goes by the user filter
+            self.store.delete_by_filter(CORRECTIONS_COLLECTION, memory_filter(user_id))
+        dropped = 0
+        for tid in transcripts:
+            name = collection_for(tid, self.settings)
+            if name == tid:
+                dropped += int(self.store.drop_collection(name))
+            elif self.store.collection_exists(name):
+                self.store.delete_by_filter(name, Filter(must=(Match("transcript_id", tid),)))
+            if progress is not None:
+                progress("collections", 1)
+        with self.db.session() as s:
+            s.execute(delete(User).where(User.id == user_id))  # everything else cascades
+            s.flush()
+            refresh_global_vocabulary(s, self.settings.reliability_corrections_memory_promo_min_users)
+        receipt.deleted = {"qdrant_points": points_before, "rows": rows_before, "collections": dropped}
+        remaining_rows = self._row_counts(user_id)
+        receipt.remaining = {"qdrant_points": self._points(user_id), "rows": sum(remaining_rows.values())}
+        return receipt

@@ -1,0 +1,185 @@
+"""Daily promotion: frequent corrections whose quarantine ended become canonical vocabulary."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from namesake.db import Database
+from namesake.models import CanonicalVocabulary, CorrectionMirror
+from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.vectors.base import VectorStore
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int], None]
+
+
+@dataclass
+class PromotionReport:
+    """Counts of one promotion run."""
+
+    promoted: int = 0
+    user_entries: int = 0
+    global_entries: int = 0
+    global_withdrawn: int = 0
+    pages: int = 0
+    alert: bool = False
+    points_flagged: int = 0
+    points_deleted: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def eligible(*, now: datetime, min_freq: int) -> object:
+    """The SQL condition a correction must meet to be promoted."""
+    return (
+        (CorrectionMirror.status == "active")
+        & (CorrectionMirror.promoted_to_canonical.is_(False))
+        & (CorrectionMirror.frequency >= min_freq)
+        & (CorrectionMirror.quarantine_until <= now)
+    )
+
+
+def refresh_global_vocabulary(s: Session, min_users: int) -> tuple[int, int]:
+    """Global entries = values at least min_users users promoted; recompute support, withdraw the rest.
+
+    Returns (global entries upserted, global entries withdrawn). Globals carry no user id: an erased user's
+    support disappears with their user-scope rows, and the next refresh lowers or withdraws the global.
+    """
+    support = (
+        select(
+            CanonicalVocabulary.entity_type,
+            CanonicalVocabulary.value_norm,
+            func.min(CanonicalVocabulary.value).label("value"),
+            func.count(func.distinct(CanonicalVocabulary.user_id)).label("users"),
+            func.sum(CanonicalVocabulary.support_frequency).label("freq"),
+        )
+        .where(CanonicalVocabulary.scope == "user")
+        .group_by(CanonicalVocabulary.entity_type, CanonicalVocabulary.value_norm)
+    )
+    rows = s.execute(support).all()
+    strong = {(r.entity_type, r.value_norm): r for r in rows if r.users >= min_users}
+    upserted = 0
+    for (entity_type, value_norm), r in strong.items():
+        stmt = insert(CanonicalVocabulary).values(
+            scope="global", user_id=None, entity_type=entity_type, value=r.value, value_norm=value_norm,
+            support_users=r.users, support_frequency=int(r.freq),
+        )  # fmt: skip
+        s.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["entity_type", "value_norm"],
+                index_where=CanonicalVocabulary.scope == "global",
+                set_={
+                    "support_users": stmt.excluded.support_users,
+                    "support_frequency": stmt.excluded.support_frequency,
+                },
+            )
+        )
+        upserted += 1
+    globals_ = s.execute(
+        select(CanonicalVocabulary.id, CanonicalVocabulary.entity_type, CanonicalVocabulary.value_norm).where(
+            CanonicalVocabulary.scope == "global"
+        )
+    ).all()
+    weak = [g.id for g in globals_ if (g.entity_type, g.value_norm) not in strong]
+    if weak:
+        s.execute(delete(CanonicalVocabulary).where(CanonicalVocabulary.id.in_(weak)))
+    return upserted, len(weak)
+
+
+class CorrectionsMemoryPromotion:
+    """Promotes eligible corrections page by page (keyset), flags or deletes their points, refreshes globals."""
+
+    def __init__(
+        self,
+        db: Database,
+        store: VectorStore,
+        settings: Settings,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        on_alert: Callable[[int], None] | None = None,
+    ) -> None:
+        self.db, self.store, self.settings, self.clock, self.on_alert = db, store, settings, clock, on_alert
+
+    def count_eligible(self) -> int:
+        """How many corrections the next run would promote (for progress bars)."""
+        cond = eligible(now=self.clock(), min_freq=self.settings.reliability_corrections_memory_promo_min_freq)
+        with self.db.session() as s:
+            return int(s.scalar(select(func.count()).select_from(CorrectionMirror).where(cond)) or 0)
+
+    def run(self, progress: Progress | None = None) -> PromotionReport:
+        """One promotion run; each page commits on its own, so a crash loses at most one page of work."""
+        st = self.settings
+        now, report, last_id = self.clock(), PromotionReport(), 0
+        cond = eligible(now=now, min_freq=st.reliability_corrections_memory_promo_min_freq)
+        while True:
+            with self.db.session() as s:
+                page = s.scalars(
+                    select(CorrectionMirror)
+                    .where(cond, CorrectionMirror.id > last_id)
+                    .order_by(CorrectionMirror.id)
+                    .limit(st.reliability_corrections_memory_promo_batch_size)
+                    .with_for_update(skip_locked=True)
+                ).all()
+                if not page:
+                    break
+                last_id = page[-1].id
+                report.user_entries += self._promote_page(s, page)
+                self._update_points(page, report)
+                s.execute(
+                    update(CorrectionMirror)
+                    .where(CorrectionMirror.id.in_([r.id for r in page]))
+                    .values(promoted_to_canonical=True, updated_at=func.now())
+                )
+            report.promoted += len(page)
+            report.pages += 1
+            if progress is not None:
+                progress(len(page))
+        with self.db.session() as s:
+            report.global_entries, report.global_withdrawn = refresh_global_vocabulary(
+                s, st.reliability_corrections_memory_promo_min_users
+            )
+        if report.promoted > st.reliability_corrections_memory_promo_alert_threshold:
+            report.alert = True
+            log.warning(
+                "ALERT promotion promoted %d corrections in one run (threshold %d)",
+                report.promoted,
+                st.reliability_corrections_memory_promo_alert_threshold,
+            )
+            if self.on_alert is not None:
+                self.on_alert(report.promoted)
+        return report
+
+    @staticmethod
+    def _promote_page(s: Session, page: list[CorrectionMirror]) -> int:
+        merged: dict[tuple[str, str, str], dict[str, object]] = {}
+        for r in page:  # one row per (user, type, value): several originals may share a final
+            key = (r.user_id, r.entity_type, r.final_norm)
+            row = merged.setdefault(
+                key,
+                {"scope": "user", "user_id": r.user_id, "entity_type": r.entity_type, "value": r.final,
+                 "value_norm": r.final_norm, "support_users": 1, "support_frequency": 0},
+            )  # fmt: skip
+            row["support_frequency"] = int(str(row["support_frequency"])) + r.frequency
+        rows = list(merged.values())
+        stmt = insert(CanonicalVocabulary).values(rows)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["user_id", "entity_type", "value_norm"],
+            index_where=CanonicalVocabulary.scope == "user",
+            set_={"support_frequency": CanonicalVocabulary.support_frequency + stmt.excluded.support_frequency},
+        )
+        s.execute(stmt)
+        return len(rows)
+
+    def _update_points(self, page: list[CorrectionMirror], report: PromotionReport) -> None:
+        ids = [r.qdrant_point_id for r in page]
+        if self.settings.reliability_corrections_memory_delete_after_promo:
+            self.store.delete(CORRECTIONS_COLLECTION, ids)
+            report.points_deleted += len(ids)
+        else:
+            self.store.set_payload(CORRECTIONS_COLLECTION, ids, {"promoted_to_canonical": True})
+            report.points_flagged += len(ids)

@@ -1,0 +1,1 @@
+"""Maintenance jobs: single-runner execution (advisory lock), run records, scheduling."""

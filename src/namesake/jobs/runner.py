@@ -1,0 +1,76 @@
+"""Run a job once across replicas: pg_try_advisory_lock on the job's key, a job_runs row per run."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import func, text, update
+
+from namesake.db import Database
+from namesake.errors import ConflictError
+from namesake.models import JobRun
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+JOBS = ("promotion", "reconciliation", "erasure")
+
+
+class JobAlreadyRunningError(ConflictError):
+    """Another runner holds this job's lock: this one skips."""
+
+    code = "JOB_RUNNING"
+
+
+@dataclass
+class JobOutcome:
+    """A finished run: its job_runs id and its report."""
+
+    run_id: int
+    report: Any
+
+    def counts(self) -> dict[str, Any]:
+        """The report as plain JSON."""
+        return asdict(self.report) if is_dataclass(self.report) else dict(self.report)
+
+
+def lock_key(job: str) -> str:
+    """Advisory-lock key of a job (hashed by PostgreSQL)."""
+    return f"namesake-job:{job}"
+
+
+def run_exclusive(db: Database, job: str, work: Callable[[], T]) -> JobOutcome:
+    """Run `work` if no other process runs `job`; record start, end, status, counts or error."""
+    with db.engine.connect() as lock_conn:
+        got = lock_conn.execute(text("SELECT pg_try_advisory_lock(hashtextextended(:k, 0))"), {"k": lock_key(job)})
+        if not got.scalar():
+            raise JobAlreadyRunningError(f"job {job} is already running elsewhere", field="job")
+        try:
+            with db.session() as s:
+                run = JobRun(job=job, status="running")
+                s.add(run)
+                s.flush()
+                run_id = run.id
+            try:
+                report = work()
+            except Exception as exc:  # recorded, then re-raised: never swallowed
+                _finish(db, run_id, "failed", {}, f"{type(exc).__name__}: {exc}")
+                raise
+            outcome = JobOutcome(run_id, report)
+            _finish(db, run_id, "succeeded", outcome.counts(), None)
+            return outcome
+        finally:
+            lock_conn.execute(text("SELECT pg_advisory_unlock(hashtextextended(:k, 0))"), {"k": lock_key(job)})
+            lock_conn.commit()
+
+
+def _finish(db: Database, run_id: int, status: str, counts: dict[str, Any], error: str | None) -> None:
+    with db.session() as s:
+        s.execute(
+            update(JobRun)
+            .where(JobRun.id == run_id)
+            .values(status=status, counts=counts, error=error, finished_at=func.now())
+        )
+    log.info("job run %s finished: %s %s", run_id, status, error or counts)

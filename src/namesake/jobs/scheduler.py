@@ -1,0 +1,50 @@
+"""APScheduler wiring only: every replica schedules the jobs, the advisory lock lets one run them."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from namesake.jobs import tasks
+from namesake.jobs.runner import JobAlreadyRunningError
+from namesake.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+def _guarded(name: str, fn: Callable[[], object]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            fn()
+        except JobAlreadyRunningError:
+            log.info("job %s skipped: another replica runs it", name)
+        except Exception:  # the scheduler thread must survive; the failure is already in job_runs
+            log.exception("job %s failed", name)
+
+    return run
+
+
+def start_scheduler(runtime: Runtime, on_alert: Callable[[int], None] | None = None) -> BackgroundScheduler:
+    """Promotion daily at PROMO_RUN_HOUR_UTC, reconciliation every RECONCILE_INTERVAL_MINUTES."""
+    s = runtime.settings
+    scheduler = BackgroundScheduler(timezone="UTC")
+    scheduler.add_job(
+        _guarded("promotion", lambda: tasks.promote(runtime, on_alert=on_alert)),
+        CronTrigger(hour=s.reliability_corrections_memory_promo_run_hour_utc, minute=0, timezone="UTC"),
+        id="promotion",
+        max_instances=1,
+        coalesce=True,
+    )
+    scheduler.add_job(
+        _guarded("reconciliation", lambda: tasks.reconcile(runtime)),
+        IntervalTrigger(minutes=s.reliability_corrections_memory_reconcile_interval_minutes),
+        id="reconciliation",
+        max_instances=1,
+        coalesce=True,
+    )
+    scheduler.start()
+    return scheduler

@@ -1,0 +1,30 @@
+"""The jobs as one call each, over an opened runtime: promotion, reconciliation, erasure of a user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from namesake.corrections_memory.cleanup import CorrectionsMemoryCleanup, ErasureReceipt
+from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
+from namesake.corrections_memory.reconcile import CorrectionsMemoryReconciler
+from namesake.jobs.runner import JobOutcome, run_exclusive
+from namesake.runtime import Runtime
+
+
+def promote(
+    runtime: Runtime, *, progress: Callable[[int], None] | None = None, on_alert: Callable[[int], None] | None = None
+) -> JobOutcome:
+    """The daily promotion, once across replicas."""
+    job = CorrectionsMemoryPromotion(runtime.db, runtime.vectors, runtime.settings, on_alert=on_alert)
+    return run_exclusive(runtime.db, "promotion", lambda: job.run(progress))
+
+
+def reconcile(runtime: Runtime, *, progress: Callable[[int], None] | None = None) -> JobOutcome:
+    """Reconciliation of the corrections index with PostgreSQL, once across replicas."""
+    job = CorrectionsMemoryReconciler(runtime.db, runtime.vectors, runtime.embedder, runtime.settings)
+    return run_exclusive(runtime.db, "reconciliation", lambda: job.run(progress))
+
+
+def erase_user(runtime: Runtime, user_id: str, *, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
+    """GDPR erasure of one user (idempotent; a second call finds nothing)."""
+    return CorrectionsMemoryCleanup(runtime.db, runtime.vectors, runtime.settings).erase(user_id, progress)
