@@ -1,0 +1,195 @@
+"""Promotion, GDPR erasure and reconciliation on real PostgreSQL and the embedded Qdrant store."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+from sqlalchemy import func, insert, select, text
+
+from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+from namesake.corrections_memory.reconcile import mirror_payload
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.errors import VectorStoreError
+from namesake.jobs import tasks
+from namesake.jobs.runner import JobAlreadyRunningError
+from namesake.models import CanonicalVocabulary, CorrectionMirror, JobRun, Transcript, User
+from namesake.runtime import Runtime
+from namesake.settings import CORRECTIONS_COLLECTION
+from namesake.vectors.base import VectorPoint, VectorStore
+
+NOW = datetime.now(UTC)
+DIM = 512
+
+
+@pytest.fixture
+def memory(runtime: Runtime) -> Runtime:
+    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
+    return runtime
+
+
+def bulk_corrections(rt: Runtime, rows: list[dict[str, Any]]) -> list[CorrectionMirror]:
+    """Insert mirror rows and their points directly (test data at scale, same layout as the writer's)."""
+    rng = np.random.default_rng(0)
+    with rt.db.session() as s:
+        users = sorted({r["user_id"] for r in rows})
+        s.execute(text("INSERT INTO users (id) SELECT unnest(CAST(:u AS text[])) ON CONFLICT DO NOTHING"), {"u": users})
+        full = [
+            {
+                "qdrant_point_id": uuid.uuid4(), "entity_type": "ORG", "original": r["final"].lower() + "x",
+                "original_norm": r.get("original_norm", r["final"].lower() + "x"), "final_norm": r["final"].lower(),
+                "action": "accept", "frequency": 1, "quarantine_until": NOW - timedelta(days=1), "status": "active",
+                "embedding_model": rt.embedder.name, "embedding_model_version": rt.embedder.version, **r,
+            }
+            for r in rows
+        ]  # fmt: skip
+        s.execute(insert(CorrectionMirror), full)
+        made = list(s.scalars(select(CorrectionMirror).order_by(CorrectionMirror.id)).all())
+    for i in range(0, len(made), 1000):
+        vecs = rng.normal(size=(len(made[i : i + 1000]), DIM))
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        chunk = made[i : i + 1000]
+        pairs = zip(chunk, vecs, strict=True)
+        points = [VectorPoint(r.qdrant_point_id, v.tolist(), mirror_payload(r)) for r, v in pairs]
+        rt.vectors.upsert(CORRECTIONS_COLLECTION, points)
+    return made
+
+
+def test_promotion_promotes_exactly_the_eligible_set(memory: Runtime) -> None:
+    rows: list[dict[str, Any]] = []
+    for i in range(10_000):
+        kind = i % 5
+        rows.append({
+            "user_id": f"u{i % 1000}",
+            "final": f"Value{i}" if i >= 40 else "Shared Corp",  # 40 users' shared value → global
+            "original_norm": f"orig{i}",
+            "frequency": 1 if kind == 0 else 5,  # kind 0: too rare
+            "quarantine_until": NOW + timedelta(days=3) if kind == 1 else NOW - timedelta(days=1),  # kind 1: running
+            "promoted_to_canonical": kind == 2,  # kind 2: already promoted
+            "status": "superseded" if kind == 3 else "active",  # kind 3: superseded
+        })  # fmt: skip
+    made = bulk_corrections(memory, rows)
+    expected = {r.id for r in made if r.frequency >= 3 and r.quarantine_until <= NOW and not r.promoted_to_canonical
+                and r.status == "active"}  # fmt: skip
+    settings = memory.settings.model_copy(
+        update={"reliability_corrections_memory_promo_batch_size": 700,
+                "reliability_corrections_memory_promo_alert_threshold": 1000}
+    )  # fmt: skip
+    alerts: list[int] = []
+    rt = Runtime(settings, memory.db, memory.vectors, memory.embedder, None)
+    outcome = tasks.promote(rt, on_alert=alerts.append)
+    report = outcome.report
+    assert report.promoted == len(expected) == 2000 and report.pages == 3
+    with memory.db.session() as s:
+        promoted = set(s.scalars(select(CorrectionMirror.id).where(CorrectionMirror.promoted_to_canonical,
+                                                                   CorrectionMirror.status == "active")))  # fmt: skip
+        assert expected <= promoted
+        user_entries = s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "user"))
+        cv = CanonicalVocabulary
+        globals_ = s.execute(select(cv.value, cv.support_users, cv.user_id).where(cv.scope == "global")).all()
+        run = s.get(JobRun, outcome.run_id)
+    assert user_entries == report.user_entries
+    shared_users = len({r.user_id for r in made if r.id in expected and r.final == "Shared Corp"})
+    assert globals_ == [("Shared Corp", shared_users, None)] and shared_users >= 3
+    assert alerts == [2000] and report.alert
+    assert run is not None and run.status == "succeeded" and run.counts["promoted"] == 2000
+    point = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [next(r.qdrant_point_id for r in made if r.id in expected)])
+    assert point[0].payload["promoted_to_canonical"] == 1
+    assert tasks.promote(rt).report.promoted == 0  # nothing left to do
+
+
+def test_two_runners_started_together_one_runs_one_skips(memory: Runtime) -> None:
+    bulk_corrections(memory, [{"user_id": f"u{i}", "final": f"V{i}", "frequency": 5} for i in range(20)])
+    started, release = threading.Event(), threading.Event()
+    results: list[Any] = []
+
+    def slow_progress(_n: int) -> None:
+        started.set()
+        release.wait(10)
+
+    first = threading.Thread(target=lambda: results.append(tasks.promote(memory, progress=slow_progress)))
+    first.start()
+    assert started.wait(10)
+    with pytest.raises(JobAlreadyRunningError):
+        tasks.promote(memory)
+    release.set()
+    first.join(10)
+    assert results[0].report.promoted == 20
+
+
+class FailingOnce:
+    """The real store, made to fail at its first delete_by_filter: a vector store dying midway."""
+
+    def __init__(self, inner: VectorStore) -> None:
+        self.inner, self.failed = inner, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def delete_by_filter(self, name: str, flt: Any) -> None:
+        if not self.failed:
+            self.failed = True
+            raise VectorStoreError("injected failure")
+        self.inner.delete_by_filter(name, flt)
+
+
+def test_erasure_of_one_user_among_a_thousand_converges_after_a_failure(memory: Runtime) -> None:
+    rows = [{"user_id": f"user{i:04d}", "final": f"V{i}"} for i in range(1000)]
+    rows += [{"user_id": "gone", "final": f"Mine{i}", "original_norm": f"m{i}"} for i in range(30)]
+    bulk_corrections(memory, rows)
+    with memory.db.session() as s:
+        s.add_all([Transcript(id="gone-t1", user_id="gone"), Transcript(id="kept-t1", user_id="user0001")])
+    for tid in ("gone-t1", "kept-t1"):
+        memory.vectors.ensure_collection(tid, DIM)
+    flaky = FailingOnce(memory.vectors)
+    rt = Runtime(memory.settings, memory.db, flaky, memory.embedder, None)  # type: ignore[arg-type]
+    with pytest.raises(VectorStoreError):
+        tasks.erase_user(rt, "gone")
+    receipt = tasks.erase_user(rt, "gone").as_json()
+    assert receipt["remaining"] == {"qdrant_points": 0, "rows": 0}
+    assert receipt["deleted"]["collections"] == 1 and receipt["deleted"]["rows"]["users"] == 1
+    again = tasks.erase_user(rt, "gone").as_json()
+    assert again["deleted"]["qdrant_points"] == 0 and again["deleted"]["rows"]["corrections"] == 0
+    assert memory.vectors.count(CORRECTIONS_COLLECTION) == 1000
+    assert memory.vectors.list_collections() == ["kept-t1", CORRECTIONS_COLLECTION]
+    with memory.db.session() as s:
+        assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 1000
+        assert s.scalar(select(func.count()).select_from(User)) == 1000
+
+
+def test_erasure_withdraws_a_global_entry_that_loses_its_support(memory: Runtime) -> None:
+    bulk_corrections(memory, [{"user_id": u, "final": "Shared Corp", "frequency": 5} for u in ("a", "b", "c")])
+    tasks.promote(memory)
+    with memory.db.session() as s:
+        assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 1
+    tasks.erase_user(memory, "c")
+    with memory.db.session() as s:
+        assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0
+        assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "user")) == 2
+
+
+def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> None:
+    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings)
+    a = writer.record(CorrectionInput(user_id="u", entity_type="ORG", original="Mitnou", final="MeetNoo"))
+    b = writer.record(CorrectionInput(user_id="u", entity_type="ORG", original="Cytova", final="Cytiva"))
+    memory.vectors.delete(CORRECTIONS_COLLECTION, [b.point_id])  # lost point
+    memory.vectors.set_payload(CORRECTIONS_COLLECTION, [a.point_id], {"frequency": 99})  # drift
+    vec = memory.embedder.embed(["orphan"])[0].tolist()
+    old, young = uuid.uuid4(), uuid.uuid4()
+    memory.vectors.upsert(CORRECTIONS_COLLECTION, [
+        VectorPoint(old, vec, {"user_id": "u", "created_at": int((NOW - timedelta(hours=2)).timestamp())}),
+        VectorPoint(young, vec, {"user_id": "u", "created_at": int(NOW.timestamp())}),
+    ])  # fmt: skip
+    report = tasks.reconcile(memory).report
+    assert (report.orphans_deleted, report.orphans_too_young, report.restored, report.drift_repaired) == (1, 1, 1, 1)
+    ids = {p.id for p in memory.vectors.scroll(CORRECTIONS_COLLECTION, limit=100)[0]}
+    assert ids == {a.point_id, b.point_id, young}
+    assert memory.vectors.retrieve(CORRECTIONS_COLLECTION, [a.point_id])[0].payload["frequency"] == 1
+    restored = memory.vectors.query(CORRECTIONS_COLLECTION, memory.embedder.embed(["Cytova"])[0].tolist(), limit=1,
+                                    flt=None)  # fmt: skip
+    assert restored[0].id == b.point_id and restored[0].payload["final"] == "Cytiva"
+    assert memory.vectors.count(CORRECTIONS_COLLECTION, None) == 3
