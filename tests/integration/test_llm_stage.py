@@ -68,3 +68,21 @@ def test_a_429_stops_llm_calls_for_the_rest_of_the_run() -> None:
     assert stats["skipped_after_rate_limit"] >= 2
     assert len(script.requests) == 1
     assert ("Reiner", "Rainer") in signals  # the run finished on its other signals
+
+
+def test_context_free_mode_sends_acronym_spans_and_uses_only_accepted_ones() -> None:
+    segs = [Segment("1", "We met the I B T team and the NSA people."), Segment("2", "Nothing to see here.")]
+
+    def respond(body: dict[str, Any]) -> tuple[int, str]:
+        assert "no list of canonical entities" in body["messages"][1]["content"]
+        item = _items(body)[0]
+        if item["span"] == "I B T":
+            return 200, json.dumps({"items": [{"id": 0, "verdict": "accept", "final": "IDT"}]})
+        return 200, json.dumps({"items": [{"id": 0, "verdict": "reject"}]})
+
+    with serve_llm(ScriptedLLM(respond=respond)) as url:
+        llm = OpenAICompatibleProvider(base_url=url, model="m", timeout=5)
+        kept, stats = run_stages(PipelineInputs(segs, CanonicalDictionary({})), SETTINGS, llm=llm)
+    assert stats.mode == "CONTEXT_FREE"
+    assert [(c.original, c.final, c.source) for c in kept] == [("I B T", "IDT", "context_free")]
+    assert stats.llm["calls"] == 2

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -73,7 +73,7 @@ def refresh_global_vocabulary(s: Session, min_users: int) -> tuple[int, int]:
         s.execute(
             stmt.on_conflict_do_update(
                 index_elements=["entity_type", "value_norm"],
-                index_where=CanonicalVocabulary.scope == "global",
+                index_where=text("scope = 'global'"),
                 set_={
                     "support_users": stmt.excluded.support_users,
                     "support_frequency": stmt.excluded.support_frequency,
@@ -169,7 +169,7 @@ class CorrectionsMemoryPromotion:
         stmt = insert(CanonicalVocabulary).values(rows)
         stmt = stmt.on_conflict_do_update(
             index_elements=["user_id", "entity_type", "value_norm"],
-            index_where=CanonicalVocabulary.scope == "user",
+            index_where=text("scope = 'user'"),
             set_={"support_frequency": CanonicalVocabulary.support_frequency + stmt.excluded.support_frequency},
         )
         s.execute(stmt)

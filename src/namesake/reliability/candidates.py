@@ -245,6 +245,26 @@ def spot_candidates(
     return out
 
 
+def context_free_spans(segments: list[Segment], language: str = "en") -> list[Candidate]:
+    """CONTEXT_FREE material for the LLM: acronym-like tokens and spelled-out letters (no dictionary to match)."""
+    stop = function_words(language)
+    out: list[Candidate] = []
+    for seg in segments:
+        toks = tokenize(seg.text)
+        for t in toks:
+            if t.text.isalpha() and t.text.isupper() and 2 <= len(t.text) <= 6 and t.norm not in stop:
+                cand = Candidate(seg.id, t.start, t.end, t.text, t.text, "ACRONYM", "context_free")
+                cand.signals["context_free"] = 1.0
+                out.append(cand)
+        for i, j, _key, letters in _spelled_runs([t.norm for t in toks], MAX_SPELLED_LETTERS):
+            if j - i >= 2:  # three letters at least: "a see" alone is ordinary speech
+                start, end = toks[i].start, toks[j].end
+                cand = Candidate(seg.id, start, end, seg.text[start:end], letters.upper(), "ACRONYM", "context_free")
+                cand.signals["context_free"] = 1.0
+                out.append(cand)
+    return out
+
+
 def token_set_similarity(original: str, final: str) -> float:
     """token_set_ratio in [0,1], guarded: a subset scores 100, so scale by the length ratio."""
     a, b = normalise(original), normalise(final)

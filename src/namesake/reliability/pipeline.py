@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from namesake.llm import LLMProvider
-from namesake.reliability.candidates import spot_candidates
+from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.scorer import ScorerWeights, fill_signals, resolve_overlaps, score_candidates
@@ -101,6 +101,8 @@ def run_stages(
             remembered=inputs.remembered,
         ),
     )
+    if inputs.dictionary.mode is Mode.CONTEXT_FREE and llm is not None:
+        raw += context_free_spans(inputs.segments, inputs.language)
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
@@ -114,7 +116,11 @@ def run_stages(
 
     _timed(stats, "score", signals)
     # Only the best reading of each span goes further: the boost and the LLM see one candidate per span.
-    cands = _timed(stats, "overlaps", lambda: resolve_overlaps([c for c in cands if c.confidence > 0.05]))
+    cands = _timed(
+        stats,
+        "overlaps",
+        lambda: resolve_overlaps([c for c in cands if c.confidence > 0.05 or c.source == "context_free"]),
+    )
 
     if booster is not None and inputs.user_id:
         boost = _timed(stats, "memory", lambda: booster.boost(inputs.user_id or "", cands))
@@ -123,7 +129,8 @@ def run_stages(
 
     if llm is not None:
         low, high = settings.reliability_llm_uncertain_low, settings.reliability_llm_uncertain_high
-        uncertain = [c for c in cands if is_uncertain(c, low, high)]
+        # context-free spans have no similarity signal: the LLM alone can make them suggestions
+        uncertain = [c for c in cands if c.source == "context_free" or is_uncertain(c, low, high)]
         llm_stats = _timed(
             stats,
             "llm",
@@ -140,7 +147,7 @@ def run_stages(
         stats.llm = asdict(llm_stats)
         score_candidates(cands, weights)
 
-    kept = [c for c in cands if c.decision is not Decision.DROPPED]
+    kept = [c for c in cands if c.decision is not Decision.DROPPED and compact(c.final) != compact(c.original)]
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied

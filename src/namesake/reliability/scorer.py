@@ -82,7 +82,10 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
 
 def confidence(signals: dict[str, float], w: ScorerWeights) -> float:
     """sigmoid(bias + Σ weight·signal [+ LLM verdict]), plus the memory bonus; a signal absent counts 0."""
-    z = w.bias + sum(weight * signals.get(name, 0.0) for name, weight in w.signals.items())
+    if signals.get("context_free"):  # nothing to compare with: only the LLM's verdict can make it a suggestion
+        z = w.bias
+    else:
+        z = w.bias + sum(weight * signals.get(name, 0.0) for name, weight in w.signals.items())
     if "llm" in signals:  # verdict in [-1, 1]: the model confirmed or refused this final
         z += w.llm * signals["llm"]
     score = 1.0 / (1.0 + math.exp(-z))
