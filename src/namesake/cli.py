@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -169,42 +169,49 @@ def _bar() -> Progress:
                     console=err)  # fmt: skip
 
 
+def _run_job(
+    name: str, label: str, total: Callable[[Runtime], int], run: Callable[[Runtime, Callable[[int], None]], Any]
+) -> None:
+    """Run one job with a progress bar and a summary table; exit 3 when another runner holds it."""
+    from namesake.jobs.runner import JobAlreadyRunningError
+
+    settings = _settings()
+    with _open_services(settings) as (runtime, _), _bar() as bar:
+        task = bar.add_task(label, total=total(runtime))
+        try:
+            outcome = run(runtime, lambda n: bar.advance(task, n))
+        except JobAlreadyRunningError as exc:
+            err.print(f"skipped: {exc.message}")
+            raise typer.Exit(3) from exc
+    out.print(_summary(f"{name} (run {outcome.run_id})", outcome.counts()))
+
+
 @jobs_app.command("promote")
 def jobs_promote() -> None:
     """Promote frequent corrections whose quarantine ended to canonical vocabulary (exit 3 if already running)."""
     from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
     from namesake.jobs import tasks
-    from namesake.jobs.runner import JobAlreadyRunningError
 
-    settings = _settings()
-    with _open_services(settings) as (runtime, _), _bar() as bar:
-        total = CorrectionsMemoryPromotion(runtime.db, runtime.vectors, settings).count_eligible()
-        task = bar.add_task("promoting", total=total)
-        try:
-            outcome = tasks.promote(runtime, progress=lambda n: bar.advance(task, n))
-        except JobAlreadyRunningError as exc:
-            err.print(f"skipped: {exc.message}")
-            raise typer.Exit(3) from exc
-    out.print(_summary(f"promotion (run {outcome.run_id})", outcome.counts()))
+    _run_job(
+        "promotion",
+        "promoting",
+        lambda rt: CorrectionsMemoryPromotion(rt.db, rt.vectors, rt.settings).count_eligible(),
+        lambda rt, progress: tasks.promote(rt, progress=progress),
+    )
 
 
 @jobs_app.command("reconcile")
 def jobs_reconcile() -> None:
     """Make the corrections index agree with PostgreSQL (exit 3 if already running)."""
     from namesake.jobs import tasks
-    from namesake.jobs.runner import JobAlreadyRunningError
+    from namesake.settings import CORRECTIONS_COLLECTION
 
-    settings = _settings()
-    with _open_services(settings) as (runtime, _), _bar() as bar:
-        from namesake.settings import CORRECTIONS_COLLECTION
-
-        task = bar.add_task("scanning points", total=runtime.vectors.count(CORRECTIONS_COLLECTION))
-        try:
-            outcome = tasks.reconcile(runtime, progress=lambda n: bar.advance(task, n))
-        except JobAlreadyRunningError as exc:
-            err.print(f"skipped: {exc.message}")
-            raise typer.Exit(3) from exc
-    out.print(_summary(f"reconciliation (run {outcome.run_id})", outcome.counts()))
+    _run_job(
+        "reconciliation",
+        "scanning points",
+        lambda rt: rt.vectors.count(CORRECTIONS_COLLECTION),
+        lambda rt, progress: tasks.reconcile(rt, progress=progress),
+    )
 
 
 @users_app.command("erase")

@@ -1,0 +1,42 @@
+"""The jobs as operators run them from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from namesake.cli import app
+from namesake.db import Database
+from namesake.settings import Settings
+
+
+@pytest.fixture
+def env(settings: Settings, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", str(settings.database_url))
+    monkeypatch.setenv("NAMESAKE_DATA_DIR", str(settings.namesake_data_dir))
+
+
+def test_promote_reconcile_and_erase_from_the_cli(env: None, tmp_path: Path, db: Database) -> None:
+    transcript = {
+        "transcript_id": "cli-jobs",
+        "user_id": "carol",
+        "segments": [{"id": "1", "text": "Reiner spoke."}],
+        "canonical_entities": {"persons": ["Rainer"]},
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(transcript))
+    assert CliRunner().invoke(app, ["analyze", str(path)]).exit_code == 0
+    for args in (["jobs", "promote"], ["jobs", "reconcile"]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert "run " in result.stdout
+    result = CliRunner().invoke(app, ["users", "erase", "carol"])
+    assert result.exit_code == 0, result.output
+    receipt = json.loads(result.stdout)
+    assert receipt["remaining"] == {"qdrant_points": 0, "rows": 0} and receipt["deleted"]["collections"] == 1
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM job_runs WHERE status = 'succeeded'").scalar() == 2
+        assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
