@@ -128,7 +128,8 @@ class CorrectionMirror(Base):
             "reliability_corrections_quarantine.id",
             ondelete="SET NULL",
             name="fk_reliability_corrections_quarantine_supersedes_id",
-        )
+        ),
+        index=True,  # ON DELETE SET NULL looks referencing rows up: without it, erasure scans per row
     )
     source_suggestion_ids: Mapped[list[str]] = mapped_column(
         ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")

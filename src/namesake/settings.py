@@ -58,8 +58,8 @@ class Settings(BaseSettings):
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.70
     reliability_auto_apply_threshold: Unit = 0.60
-    reliability_suggest_threshold: Unit = 0.25
-    reliability_llm_uncertain_low: Unit = 0.25
+    reliability_suggest_threshold: Unit = 0.15
+    reliability_llm_uncertain_low: Unit = 0.15
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: logistic weights over the candidate signals (fitted on half of the Earnings-21 dev calls,
     # checked on the other half; see docs/reliability.md), and the LLM verdict's weight.

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -45,51 +45,34 @@ def eligible(*, now: datetime, min_freq: int) -> object:
     )
 
 
+_SUPPORTED = """
+    SELECT entity_type, value_norm FROM canonical_vocabulary WHERE scope = 'user'
+    GROUP BY entity_type, value_norm HAVING count(DISTINCT user_id) >= :min_users
+"""
+_UPSERT_GLOBALS = text("""
+    INSERT INTO canonical_vocabulary (scope, user_id, entity_type, value, value_norm, support_users, support_frequency)
+    SELECT 'global', NULL, entity_type, min(value), value_norm, count(DISTINCT user_id), sum(support_frequency)
+    FROM canonical_vocabulary WHERE scope = 'user'
+    GROUP BY entity_type, value_norm HAVING count(DISTINCT user_id) >= :min_users
+    ON CONFLICT (entity_type, value_norm) WHERE scope = 'global'
+    DO UPDATE SET support_users = excluded.support_users, support_frequency = excluded.support_frequency
+""")
+_WITHDRAW_GLOBALS = text(f"""
+    DELETE FROM canonical_vocabulary WHERE scope = 'global'
+    AND (entity_type, value_norm) NOT IN ({_SUPPORTED})
+""")
+
+
 def refresh_global_vocabulary(s: Session, min_users: int) -> tuple[int, int]:
     """Global entries = values at least min_users users promoted; recompute support, withdraw the rest.
 
     Returns (global entries upserted, global entries withdrawn). Globals carry no user id: an erased user's
     support disappears with their user-scope rows, and the next refresh lowers or withdraws the global.
+    Two set-based statements, whatever the vocabulary's size.
     """
-    support = (
-        select(
-            CanonicalVocabulary.entity_type,
-            CanonicalVocabulary.value_norm,
-            func.min(CanonicalVocabulary.value).label("value"),
-            func.count(func.distinct(CanonicalVocabulary.user_id)).label("users"),
-            func.sum(CanonicalVocabulary.support_frequency).label("freq"),
-        )
-        .where(CanonicalVocabulary.scope == "user")
-        .group_by(CanonicalVocabulary.entity_type, CanonicalVocabulary.value_norm)
-    )
-    rows = s.execute(support).all()
-    strong = {(r.entity_type, r.value_norm): r for r in rows if r.users >= min_users}
-    upserted = 0
-    for (entity_type, value_norm), r in strong.items():
-        stmt = insert(CanonicalVocabulary).values(
-            scope="global", user_id=None, entity_type=entity_type, value=r.value, value_norm=value_norm,
-            support_users=r.users, support_frequency=int(r.freq),
-        )  # fmt: skip
-        s.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["entity_type", "value_norm"],
-                index_where=text("scope = 'global'"),
-                set_={
-                    "support_users": stmt.excluded.support_users,
-                    "support_frequency": stmt.excluded.support_frequency,
-                },
-            )
-        )
-        upserted += 1
-    globals_ = s.execute(
-        select(CanonicalVocabulary.id, CanonicalVocabulary.entity_type, CanonicalVocabulary.value_norm).where(
-            CanonicalVocabulary.scope == "global"
-        )
-    ).all()
-    weak = [g.id for g in globals_ if (g.entity_type, g.value_norm) not in strong]
-    if weak:
-        s.execute(delete(CanonicalVocabulary).where(CanonicalVocabulary.id.in_(weak)))
-    return upserted, len(weak)
+    upserted = s.execute(_UPSERT_GLOBALS, {"min_users": min_users}).rowcount
+    withdrawn = s.execute(_WITHDRAW_GLOBALS, {"min_users": min_users}).rowcount
+    return int(upserted or 0), int(withdrawn or 0)
 
 
 class CorrectionsMemoryPromotion:
@@ -166,13 +149,13 @@ class CorrectionsMemoryPromotion:
             )  # fmt: skip
             row["support_frequency"] = int(str(row["support_frequency"])) + r.frequency
         rows = list(merged.values())
-        stmt = insert(CanonicalVocabulary).values(rows)
+        stmt = insert(CanonicalVocabulary)
         stmt = stmt.on_conflict_do_update(
             index_elements=["user_id", "entity_type", "value_norm"],
             index_where=text("scope = 'user'"),
             set_={"support_frequency": CanonicalVocabulary.support_frequency + stmt.excluded.support_frequency},
         )
-        s.execute(stmt)
+        s.execute(stmt, rows)  # executemany: compiled once, sent in batches
         return len(rows)
 
     def _update_points(self, page: list[CorrectionMirror], report: PromotionReport) -> None:

@@ -35,7 +35,8 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
     protected: dict[str, list[tuple[int, int, str]]] = {}
     passed = []
     for cand in candidates:
-        if cand.source != "memory" and compact(cand.original) in canonical_keys:
+        # even a remembered correction never rewrites what the canonical list says is right
+        if compact(cand.original) in canonical_keys:
             protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
         else:
             passed.append(cand)
