@@ -137,3 +137,11 @@ def test_refused_pairs_are_never_proposed_again() -> None:
     kept, stats = run_stages(PipelineInputs(segs, DICT, refused={("cytova", "cytiva")}), Settings())
     assert ("Cytova", "Cytiva") not in {(c.original, c.final) for c in kept}
     assert stats.refused_by_user == 1
+
+
+def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
+    memo = [RememberedCorrection("Steffi", "Cepheid", "ORG")]
+    cands = _spot("the Steffy and Steffi products", remembered=memo)
+    found = {(c.original, c.final): c.signals["remembered"] for c in cands if c.source == "memory"}
+    assert found[("Steffi", "Cepheid")] == 1.0
+    assert 0.8 <= found[("Steffy", "Cepheid")] < 1.0

@@ -189,12 +189,14 @@ def spot_candidates(
     remembered: list[RememberedCorrection] | None = None,
 ) -> list[Candidate]:
     """Raw candidates (overlapping, one per window × entry) with their matching signals filled in."""
-    longest = max((len(e.norm.split()) for e in entries), default=1)
+    memo_entries = [CanonicalEntry(m.original, m.entity_type, 0) for m in remembered or []]
+    longest = max((len(e.norm.split()) for e in entries + memo_entries), default=1)
     acronyms = [e for e in entries if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6)]
     acronym_set = set(acronyms)
     max_letters = min(MAX_SPELLED_LETTERS, max((len(e.key) for e in acronyms), default=0))
     # a window much longer than every entry cannot reach min_similarity against any of them
-    max_chars = min(MAX_WINDOW_CHARS, int(max((len(e.key) for e in entries), default=0) / min_similarity) + 1)
+    longest_key = max((len(e.key) for e in entries + memo_entries), default=0)
+    max_chars = min(MAX_WINDOW_CHARS, int(longest_key / min(min_similarity, REMEMBERED_MIN_SIMILARITY)) + 1)
     index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars, function_words(language))
     tokens, by_key = index.tokens, index.by_key
     keys = list(by_key)
@@ -234,14 +236,46 @@ def spot_candidates(
             cand.meta.update(rank=entry.rank, window_tokens=n_window, entry_tokens=n_entry)
             out.append(cand)
 
-    for memo in remembered or ():
-        target = normalise(memo.original).replace(" ", "")
-        for w in index.windows(target):
+    out.extend(_remembered_candidates(segments, tokens, index, keys, remembered or [], language))
+    return out
+
+
+# How close a window must be to an original the user corrected to get that user's final proposed.
+REMEMBERED_MIN_SIMILARITY = 0.8
+
+
+def _remembered_candidates(
+    segments: list[Segment],
+    tokens: list[list[Token]],
+    index: WindowIndex,
+    keys: list[str],
+    remembered: list[RememberedCorrection],
+    language: str,
+) -> list[Candidate]:
+    """The user's learned find-and-replace: exact originals, and near spellings of them (another ASR slip)."""
+    if not remembered:
+        return []
+    as_entries = [CanonicalEntry(m.original, m.entity_type, 0) for m in remembered]
+    sims: dict[tuple[int, int], float] = {}
+    for wi, mi, sim in fuzzy_pairs(keys, as_entries, REMEMBERED_MIN_SIMILARITY):
+        sims[(wi, mi)] = sim
+    by_phon: dict[str, list[int]] = defaultdict(list)
+    for mi, m in enumerate(remembered):
+        for pk in phonetic_keys(m.original, language):
+            if len(pk) >= 2 * MIN_PHONETIC_KEY_LEN:  # short keys say too little without a dictionary behind them
+                by_phon[pk].append(mi)
+    for wi, key in enumerate(keys):
+        for pk in compact_phonetic_keys(key, language):
+            for mi in by_phon.get(pk, ()):
+                sims.setdefault((wi, mi), REMEMBERED_MIN_SIMILARITY)
+    out = []
+    for (wi, mi), sim in sims.items():
+        memo = remembered[mi]
+        for w in index.windows(keys[wi]):
             cand = _candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
-            if cand is None:
-                continue
-            cand.signals["remembered"] = 1.0
-            out.append(cand)
+            if cand is not None:
+                cand.signals["remembered"] = round(sim, 4)
+                out.append(cand)
     return out
 
 

@@ -89,8 +89,11 @@ def confidence(signals: dict[str, float], w: ScorerWeights) -> float:
     if "llm" in signals:  # verdict in [-1, 1]: the model confirmed or refused this final
         z += w.llm * signals["llm"]
     score = 1.0 / (1.0 + math.exp(-z))
-    if signals.get("remembered"):  # the user made this exact correction before: at least a firm suggestion
+    remembered = signals.get("remembered", 0.0)
+    if remembered >= 1.0:  # the user made this exact correction before: at least a firm suggestion
         score = max(score, (w.suggest + w.auto_apply) / 2)
+    elif remembered > 0:  # a near spelling of an original they corrected: worth showing them
+        score = max(score, w.suggest)
     score += signals.get("memory_bonus", 0.0)
     return max(0.0, min(1.0, score))
 
