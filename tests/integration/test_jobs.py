@@ -193,3 +193,28 @@ def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> No
                                     flt=None)  # fmt: skip
     assert restored[0].id == b.point_id and restored[0].payload["final"] == "Cytiva"
     assert memory.vectors.count(CORRECTIONS_COLLECTION, None) == 3
+
+
+def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: Runtime) -> None:
+    from namesake.jobs.runner import run_exclusive
+    from namesake.jobs.scheduler import start_scheduler
+
+    settings = memory.settings.model_copy(update={"reliability_corrections_memory_promo_run_hour_utc": 4})
+    scheduler = start_scheduler(Runtime(settings, memory.db, memory.vectors, memory.embedder, None))
+    try:
+        jobs = {j.id: j for j in scheduler.get_jobs()}
+        assert set(jobs) == {"promotion", "reconciliation"}
+        assert jobs["promotion"].next_run_time.hour == 4
+        inside: list[str] = []
+
+        def replica_b_tries() -> int:
+            jobs["promotion"].func()  # what the other replica's scheduler would run now: it must skip
+            inside.append("b ran")
+            return 0
+
+        run_exclusive(memory.db, "promotion", replica_b_tries)
+    finally:
+        scheduler.shutdown(wait=False)
+    with memory.db.session() as s:
+        statuses = list(s.scalars(select(JobRun.status).where(JobRun.job == "promotion")))
+    assert statuses == ["succeeded"] and inside == ["b ran"]  # one run recorded: the guarded call skipped

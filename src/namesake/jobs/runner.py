@@ -33,7 +33,9 @@ class JobOutcome:
 
     def counts(self) -> dict[str, Any]:
         """The report as plain JSON."""
-        return asdict(self.report) if is_dataclass(self.report) else dict(self.report)
+        if is_dataclass(self.report) and not isinstance(self.report, type):
+            return asdict(self.report)
+        return dict(self.report) if isinstance(self.report, dict) else {"result": self.report}
 
 
 def lock_key(job: str) -> str:
