@@ -19,7 +19,8 @@ from namesake.vectors.base import Filter, Match, VectorPoint, VectorStore
 
 CANONICAL_LISTS = tuple(LIST_TYPES)
 TYPE_LISTS = {v: k for k, v in LIST_TYPES.items()}
-CHUNK_SIZE = 50
+CHUNK_SIZE = 100
+CHUNK_TEXT_VALUES = 12
 
 
 def collection_for(transcript_id: str, settings: Settings) -> str:
@@ -59,7 +60,9 @@ def chunk_payloads(transcript_id: str, entities: dict[str, list[str]]) -> list[d
         for i in range(0, len(values), CHUNK_SIZE):
             part = values[i : i + CHUNK_SIZE]
             payload: dict[str, Any] = {n: [] for n in CANONICAL_LISTS}
-            payload.update({name: part, "text": ", ".join(part), "transcript_id": transcript_id, "chunk": i})
+            # the chunk's vector is of its head: embedding cost stays flat however long the lists are
+            text = ", ".join(part[:CHUNK_TEXT_VALUES])
+            payload.update({name: part, "text": text, "transcript_id": transcript_id, "chunk": i})
             payloads.append(payload)
     return payloads
 

@@ -162,7 +162,9 @@ class ReliabilityService:
             remembered=remembered,
             refused=refused,
         )
-        kept, stats = run_stages(inputs, settings, booster=self.booster, llm=self.runtime.llm)
+        # PostgreSQL is the truth: a user without active corrections has nothing in the index to boost with
+        booster = self.booster if remembered else None
+        kept, stats = run_stages(inputs, settings, booster=booster, llm=self.runtime.llm)
         stats.stage_seconds["fetch"] = round(time.perf_counter() - t0 - sum(stats.stage_seconds.values()), 4)
         try:
             with self.runtime.db.session() as s:
