@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select, text, update
@@ -32,7 +32,6 @@ class PromotionReport:
     alert: bool = False
     points_flagged: int = 0
     points_deleted: int = 0
-    errors: list[str] = field(default_factory=list)
 
 
 def eligible(*, now: datetime, min_freq: int) -> object:
