@@ -88,3 +88,17 @@ def test_fetch_aggregates_by_frequency_cuts_and_skips_malformed(runtime: Runtime
     assert d.malformed == 2
     empty = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("nothing-here")
     assert empty.mode.value == "CONTEXT_FREE"
+
+
+def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtime) -> None:
+    shared = runtime.settings.model_copy(update={"canonical_layout": "shared"})
+    rt = Runtime(shared, runtime.db, runtime.vectors, runtime.embedder, None)
+    service = ReliabilityService(rt)
+    service.index_entities("ta", {"orgs": ["Cytiva"]})
+    service.index_entities("tb", {"orgs": ["Danaher"]})
+    assert runtime.vectors.list_collections() == ["canonical_entities"]
+    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, shared)
+    assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Cytiva"]}
+    assert enricher.fetch_canonical_entities("tb").lists == {"orgs": ["Danaher"]}
+    service.index_entities("ta", {"orgs": ["Beckman"]})  # re-indexing replaces, never accumulates
+    assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Beckman"]}
