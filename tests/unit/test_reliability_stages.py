@@ -145,3 +145,14 @@ def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
     found = {(c.original, c.final): c.signals["remembered"] for c in cands if c.source == "memory"}
     assert found[("Steffi", "Cepheid")] == 1.0
     assert 0.8 <= found[("Steffy", "Cepheid")] < 1.0
+
+
+def test_completing_a_right_entity_is_only_ever_a_pending_suggestion() -> None:
+    d = CanonicalDictionary({"orgs": ["ConocoPhillips"], "persons": ["Phillips"]})
+    seg = [Segment("1", "we sold to Conical Phillips last year")]
+    raw = spot_candidates(seg, d.entries(), min_similarity=0.7, max_tokens=4)
+    passed = apply_gate(raw, d.entries()).passed
+    conoco = [c for c in passed if c.final == "ConocoPhillips"]
+    assert conoco and all(c.signals["extends_right_entity"] == 1.0 for c in conoco)
+    strong = dict.fromkeys(("edit", "rag", "phonetic", "frequency", "length", "capitalised"), 1.0)
+    assert confidence({**strong, "extends_right_entity": 1.0}, W) < W.auto_apply <= confidence(strong, W)

@@ -24,7 +24,15 @@ def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) ->
 
     Rewriting around a right entity would swallow it or its neighbours ("Colombia, uh" → "Colombia").
     """
-    return any(start < cand.end_char and end > cand.start_char for start, end, _norm in protected)
+    final_key = compact(cand.final)
+    for start, end, norm in protected:
+        if start < cand.end_char and end > cand.start_char:
+            key = norm.replace(" ", "")
+            # allowed only when the final keeps the right entity and adds to it ("Conical Phillips" → ConocoPhillips)
+            if not (key in final_key and len(final_key) > len(key)):
+                return True
+            cand.signals["extends_right_entity"] = 1.0  # a reviewer decides these: never auto-applied
+    return False
 
 
 def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> GateResult:

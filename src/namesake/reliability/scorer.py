@@ -95,6 +95,8 @@ def confidence(signals: dict[str, float], w: ScorerWeights) -> float:
     elif remembered > 0:  # a near spelling of an original they corrected: worth showing them
         score = max(score, w.suggest)
     score += signals.get("memory_bonus", 0.0)
+    if signals.get("extends_right_entity"):  # rewrites around a right entity: for a reviewer, never automatic
+        score = min(score, (w.suggest + w.auto_apply) / 2)
     return max(0.0, min(1.0, score))
 
 
