@@ -31,6 +31,13 @@ def _correction(user: str, original_norm: str, status: str = "active") -> Correc
     )
 
 
+def _suggestion(transcript_id: str) -> Suggestion:
+    return Suggestion(
+        transcript_id=transcript_id, segment_id="1", start_char=0, end_char=3, original="abc", final="ABC",
+        entity_type="ACRONYM", confidence=0.9, status="pending", source="rag",
+    )  # fmt: skip
+
+
 def test_second_active_correction_for_same_original_is_rejected(db: Database) -> None:
     with db.session() as s:
         s.add(User(id="u1"))
@@ -50,20 +57,7 @@ def test_deleting_a_user_cascades_to_everything_they_own(db: Database) -> None:
         s.flush()
         s.add_all([Transcript(id="t1", user_id="gone"), Transcript(id="t2", user_id="kept")])
         s.flush()
-        s.add(
-            Suggestion(
-                transcript_id="t1",
-                segment_id="1",
-                start_char=0,
-                end_char=3,
-                original="abc",
-                final="ABC",
-                entity_type="ACRONYM",
-                confidence=0.9,
-                status="pending",
-                source="rag",
-            )
-        )
+        s.add(_suggestion("t1"))
         s.add_all([_correction("gone", "a"), _correction("kept", "a")])
         s.add(CanonicalVocabulary(scope="user", user_id="gone", entity_type="PERSON", value="X", value_norm="x"))
     with db.session() as s:
@@ -80,22 +74,10 @@ def test_re_analysing_cannot_duplicate_a_suggestion(db: Database) -> None:
         s.add(User(id="u"))
         s.flush()
         s.add(Transcript(id="t", user_id="u"))
-    row = dict(
-        transcript_id="t",
-        segment_id="1",
-        start_char=0,
-        end_char=3,
-        original="abc",
-        final="ABC",
-        entity_type="ACRONYM",
-        confidence=0.9,
-        status="pending",
-        source="rag",
-    )
     with db.session() as s:
-        s.add(Suggestion(**row))
+        s.add(_suggestion("t"))
     with pytest.raises(IntegrityError), db.session() as s:
-        s.add(Suggestion(**row))
+        s.add(_suggestion("t"))
 
 
 def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> None:
