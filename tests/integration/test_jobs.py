@@ -12,8 +12,7 @@ import pytest
 from sqlalchemy import func, insert, select, text
 
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-from namesake.corrections_memory.reconcile import mirror_payload
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, mirror_payload
 from namesake.errors import VectorStoreError
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobAlreadyRunningError

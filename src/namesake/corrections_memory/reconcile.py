@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from namesake.corrections_memory.writer import PAYLOAD_SCHEMA_VERSION
+from namesake.corrections_memory.writer import mirror_payload
 from namesake.db import Database
 from namesake.embeddings import Embedder
 from namesake.models import CorrectionMirror
@@ -33,29 +33,6 @@ class ReconcileReport:
     restored: int = 0
     drift_repaired: int = 0
     unrestorable: int = 0
-
-
-def mirror_payload(row: CorrectionMirror) -> dict[str, Any]:
-    """The payload a point must carry, derived from its mirror row."""
-    return {
-        "user_id": row.user_id,
-        "entity_type": row.entity_type,
-        "original": row.original,
-        "original_norm": row.original_norm,
-        "final": row.final,
-        "final_norm": row.final_norm,
-        "action": row.action,
-        "frequency": row.frequency,
-        "context_phrase": row.context_phrase,
-        "promoted_to_canonical": row.promoted_to_canonical,
-        "quarantine_until": int(row.quarantine_until.timestamp()),
-        "created_at": int(row.created_at.timestamp()),
-        "source_suggestion_id": row.source_suggestion_ids[-1] if row.source_suggestion_ids else None,
-        "transcript_id": row.transcript_id,
-        "payload_schema_version": PAYLOAD_SCHEMA_VERSION,
-        "embedding_model": row.embedding_model,
-        "embedding_model_version": row.embedding_model_version,
-    }
 
 
 # Fields whose drift changes what the boost or promotion does; repaired from PostgreSQL.

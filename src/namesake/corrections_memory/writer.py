@@ -81,6 +81,30 @@ def context_phrase(c: CorrectionInput, radius: int) -> str:
     return c.segment_text[max(0, c.start_char - radius) : c.end_char + radius]
 
 
+def mirror_payload(row: CorrectionMirror, *, created_at: datetime | None = None) -> dict[str, Any]:
+    """The payload of a memory point, derived from its mirror row: the one definition of the point schema."""
+    created = created_at or row.created_at
+    return {
+        "user_id": row.user_id,
+        "entity_type": row.entity_type,
+        "original": row.original,
+        "original_norm": row.original_norm,
+        "final": row.final,
+        "final_norm": row.final_norm,
+        "action": row.action,
+        "frequency": row.frequency,
+        "context_phrase": row.context_phrase,
+        "promoted_to_canonical": bool(row.promoted_to_canonical),
+        "quarantine_until": int(row.quarantine_until.timestamp()),
+        "created_at": int(created.timestamp()),
+        "source_suggestion_id": row.source_suggestion_ids[-1] if row.source_suggestion_ids else None,
+        "transcript_id": row.transcript_id,
+        "payload_schema_version": PAYLOAD_SCHEMA_VERSION,
+        "embedding_model": row.embedding_model,
+        "embedding_model_version": row.embedding_model_version,
+    }
+
+
 def lock_key(user_id: str, entity_type: str, original_norm: str) -> str:
     """The advisory-lock key: one writer at a time per (user, type, original)."""
     return f"corrections:{user_id}\x1f{entity_type}\x1f{original_norm}"
@@ -190,7 +214,28 @@ class CorrectionMemoryWriter:
         now = self.clock()
         quarantine_until = now + timedelta(days=s.reliability_corrections_memory_quarantine_days)
         point_id = uuid.uuid4()
-        payload = self._payload(c, original_norm, final_norm, quarantine_until, s)
+        row = CorrectionMirror(
+            qdrant_point_id=point_id,
+            user_id=c.user_id,
+            entity_type=c.entity_type,
+            original=c.original,
+            original_norm=original_norm,
+            final=c.final,
+            final_norm=final_norm,
+            action=c.action,
+            frequency=1,
+            context_phrase=context_phrase(c, s.reliability_corrections_memory_context_radius),
+            quarantine_until=quarantine_until,
+            promoted_to_canonical=False,
+            status="active",
+            supersedes_id=superseded.id if superseded is not None else None,
+            source_suggestion_ids=[c.source_suggestion_id] if c.source_suggestion_id else [],
+            transcript_id=c.transcript_id,
+            payload_schema_version=PAYLOAD_SCHEMA_VERSION,
+            embedding_model=self.embedder.name,
+            embedding_model_version=self.embedder.version,
+        )
+        payload = mirror_payload(row, created_at=now)
         old_points: list[VectorPoint] = []
         if superseded is not None:
             old_points = self.store.retrieve(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id], with_vectors=True)
@@ -202,25 +247,6 @@ class CorrectionMemoryWriter:
                 superseded.status = "superseded"
                 superseded.updated_at = func.now()
                 session.flush()
-            row = CorrectionMirror(
-                qdrant_point_id=point_id,
-                user_id=c.user_id,
-                entity_type=c.entity_type,
-                original=c.original,
-                original_norm=original_norm,
-                final=c.final,
-                final_norm=final_norm,
-                action=c.action,
-                frequency=1,
-                context_phrase=payload["context_phrase"],
-                quarantine_until=quarantine_until,
-                supersedes_id=superseded.id if superseded is not None else None,
-                source_suggestion_ids=[c.source_suggestion_id] if c.source_suggestion_id else [],
-                transcript_id=c.transcript_id,
-                payload_schema_version=PAYLOAD_SCHEMA_VERSION,
-                embedding_model=self.embedder.name,
-                embedding_model_version=self.embedder.version,
-            )
             session.add(row)
             session.flush()
         except (SQLAlchemyError, NamesakeError):
@@ -231,29 +257,6 @@ class CorrectionMemoryWriter:
             raise
         outcome = WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome
         return WriteResult(outcome, row.id, point_id, 1)
-
-    def _payload(
-        self, c: CorrectionInput, original_norm: str, final_norm: str, quarantine_until: datetime, s: Settings
-    ) -> dict[str, Any]:
-        return {
-            "user_id": c.user_id,
-            "entity_type": c.entity_type,
-            "original": c.original,
-            "original_norm": original_norm,
-            "final": c.final,
-            "final_norm": final_norm,
-            "action": c.action,
-            "frequency": 1,
-            "context_phrase": context_phrase(c, s.reliability_corrections_memory_context_radius),
-            "promoted_to_canonical": False,
-            "quarantine_until": int(quarantine_until.timestamp()),
-            "created_at": int(self.clock().timestamp()),
-            "source_suggestion_id": c.source_suggestion_id,
-            "transcript_id": c.transcript_id,
-            "payload_schema_version": PAYLOAD_SCHEMA_VERSION,
-            "embedding_model": self.embedder.name,
-            "embedding_model_version": self.embedder.version,
-        }
 
     def _compensate(self, undo: Callable[[], None]) -> None:
         """Undo an index write; if even that fails, reconciliation will, and the log says so."""
