@@ -74,6 +74,8 @@ class Settings(BaseSettings):
     reliability_weight_commonness: float = -4.6
     reliability_weight_acronym: float = 1.0
     reliability_weight_asr: float = 1.0
+    # a canonical "&" said as "and" ("M and A" → M&A): a spelling fix, not a guess
+    reliability_weight_spoken_form: float = 4.0
     reliability_weight_llm: float = 2.0
 
     # --- corrections memory -------------------------------------------------------------

@@ -156,3 +156,30 @@ def test_completing_a_right_entity_is_only_ever_a_pending_suggestion() -> None:
     assert conoco and all(c.signals["extends_right_entity"] == 1.0 for c in conoco)
     strong = dict.fromkeys(("edit", "rag", "phonetic", "frequency", "length", "capitalised"), 1.0)
     assert confidence({**strong, "extends_right_entity": 1.0}, W) < W.auto_apply <= confidence(strong, W)
+
+
+AMPERSANDS = CanonicalDictionary({"acronyms": ["M&A", "Q&A"], "orgs": ["Coolers & Equipment", "Q and A Partners"]})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("our M and A pipeline", ("M and A", "M&A")),  # "&" as said, a spelling fix
+        ("then a q and a session", ("q and a", "Q&A")),
+        ("we sell coolers and equipment", ("and", "&")),  # the words already right stay as written
+    ],
+)
+def test_an_ampersand_said_as_and_is_written_as_canonical(text: str, expected: tuple[str, str]) -> None:
+    seg = [Segment("s1", text)]
+    raw = spot_candidates(seg, AMPERSANDS.entries(), min_similarity=0.7, max_tokens=4)
+    passed = apply_gate(raw, AMPERSANDS.entries()).passed
+    assert expected in _pairs(passed)
+    kept, _ = run_stages(PipelineInputs(seg, AMPERSANDS), Settings())
+    assert [(c.original, c.final, c.decision) for c in kept] == [(*expected, Decision.AUTO_APPLIED)]
+
+
+@pytest.mark.parametrize("text", ["over to Q and then", "we got a quite a quarter", "the M&A market", "our Q and A Partners"])
+def test_a_spoken_form_matches_only_as_said_and_never_shields_itself(text: str) -> None:
+    # "Q and" is not Q&A; a written canonical value (or a listed spoken one) is right as written
+    kept, _ = run_stages(PipelineInputs([Segment("s1", text)], AMPERSANDS), Settings())
+    assert kept == []

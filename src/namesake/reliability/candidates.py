@@ -191,7 +191,9 @@ def spot_candidates(
     """Raw candidates (overlapping, one per window × entry) with their matching signals filled in."""
     memo_entries = [CanonicalEntry(m.original, m.entity_type, 0) for m in remembered or []]
     longest = max((len(e.norm.split()) for e in entries + memo_entries), default=1)
-    acronyms = [e for e in entries if e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6)]
+    acronyms = [
+        e for e in entries if not e.spoken and (e.entity_type == "ACRONYM" or (e.value.isupper() and len(e.key) <= 6))
+    ]
     acronym_set = set(acronyms)
     max_letters = min(MAX_SPELLED_LETTERS, max((len(e.key) for e in acronyms), default=0))
     # a window much longer than every entry cannot reach min_similarity against any of them
@@ -202,18 +204,24 @@ def spot_candidates(
     keys = list(by_key)
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
 
-    for wi, ei, sim in fuzzy_pairs(keys, entries, min_similarity):
-        hits[(wi, ei)]["edit"] = sim
+    key_index = {k: i for i, k in enumerate(keys)}
+    written = [ei for ei, e in enumerate(entries) if not e.spoken]
+    for wi, j, sim in fuzzy_pairs(keys, [entries[ei] for ei in written], min_similarity):
+        hits[(wi, written[j])]["edit"] = sim
+    for ei, e in enumerate(entries):
+        # a spoken form is matched only as said: "Q and" or "quite a" are not Q&A
+        if e.spoken and e.key in key_index:
+            hits[(key_index[e.key], ei)].update(edit=1.0, spoken_form=1.0)
 
     by_phon: dict[str, list[int]] = defaultdict(list)
     by_letters: dict[str, list[int]] = defaultdict(list)
-    for ei, e in enumerate(entries):
+    for ei in written:
+        e = entries[ei]
         for pk in phonetic_keys(e.value, language):
             if len(pk) >= MIN_PHONETIC_KEY_LEN:
                 by_phon[pk].append(ei)
         if e in acronym_set:
             by_letters[e.key].append(ei)
-    key_index = {k: i for i, k in enumerate(keys)}
     for wi, key in enumerate(keys):
         for pk in compact_phonetic_keys(key, language):
             for ei in by_phon.get(pk, ()):
@@ -234,6 +242,8 @@ def spot_candidates(
                 continue
             cand.signals.update(signals)
             cand.meta.update(rank=entry.rank, window_tokens=n_window, entry_tokens=n_entry)
+            if entry.spoken:  # "M and A" said for M&A: judged against the spoken form, a spelling fix
+                cand.meta["match_final"] = entry.spoken
             out.append(cand)
 
     out.extend(_remembered_candidates(segments, tokens, index, keys, remembered or [], language))

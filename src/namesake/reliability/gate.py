@@ -37,7 +37,7 @@ def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) ->
 
 def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> GateResult:
     """Drop candidates whose span is already canonical, and those that would overwrite such a span."""
-    canonical_keys = {e.key for e in entries}
+    canonical_keys = {e.key for e in entries if not e.spoken}
     # A plural or possessive of a canonical entry ("Goldsteins", "Honeywell's") is right as written too.
     canonical_keys |= {k + suffix for k in canonical_keys for suffix in INFLECTIONS}
     protected: dict[str, list[tuple[int, int, str]]] = {}

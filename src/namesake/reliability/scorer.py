@@ -16,6 +16,7 @@ from namesake.text import compact, phonetic_keys, word_frequency
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (
     "edit", "rag", "phonetic", "frequency", "length", "capitalised", "token_gap", "commonness", "acronym", "asr",
+    "spoken_form",
 )  # fmt: skip
 
 

@@ -21,6 +21,9 @@ LIST_TYPES: dict[str, str] = {
 # Shorter parts of a full name ("Li", "Jo") match too much ordinary text to stand alone.
 PERSON_PART_MIN_LEN = 4
 
+# How "&" is said: an ASR writes "M&A" as "M and A" (English) or "R et D" (French).
+AMPERSAND_SPOKEN = (" and ", " et ")
+
 
 class Mode(StrEnum):
     """RAG_ENHANCED when the transcript has canonical entities, else CONTEXT_FREE."""
@@ -58,21 +61,26 @@ class Segment:
 
 @dataclass(frozen=True)
 class CanonicalEntry:
-    """A canonical value with its type and its frequency rank (0 = most frequent in its list)."""
+    """A canonical value with its type and its frequency rank (0 = most frequent in its list).
+
+    `spoken` is another way the value is said ("M and A" for "M&A"): matched like the value,
+    but never a canonical spelling itself, so the S2 gate does not let it through.
+    """
 
     value: str
     entity_type: str
     rank: int
+    spoken: str = ""
 
     @property
     def norm(self) -> str:
-        """Normalised value (words kept apart)."""
-        return normalise(self.value)
+        """Normalised form matched against the transcript (words kept apart)."""
+        return normalise(self.spoken or self.value)
 
     @property
     def key(self) -> str:
-        """Compact value: what the S2 gate compares."""
-        return compact(self.value)
+        """Compact form matched against windows; for a written value, what the S2 gate compares."""
+        return compact(self.spoken or self.value)
 
 
 @dataclass
@@ -91,13 +99,14 @@ class CanonicalDictionary:
         """Every entry once per (type, compact value), first (most frequent) spelling kept.
 
         People are often named by first or last name alone, so each word (of 4+ letters) of a
-        person's full name is an entry too, after the full names.
+        person's full name is an entry too, after the full names. A value with "&" also gets
+        its spoken forms ("M and A" → M&A).
         """
         seen: set[tuple[str, str]] = set()
         out: list[CanonicalEntry] = []
 
-        def add(value: str, entity_type: str, rank: int) -> None:
-            entry = CanonicalEntry(value, entity_type, rank)
+        def add(value: str, entity_type: str, rank: int, spoken: str = "") -> None:
+            entry = CanonicalEntry(value, entity_type, rank, spoken)
             if entry.key and (entity_type, entry.key) not in seen:
                 seen.add((entity_type, entry.key))
                 out.append(entry)
@@ -105,6 +114,11 @@ class CanonicalDictionary:
         for list_name, values in self.lists.items():
             for rank, value in enumerate(values):
                 add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank)
+        for list_name, values in self.lists.items():
+            for rank, value in enumerate(values):
+                if "&" in value:
+                    for said in AMPERSAND_SPOKEN:
+                        add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank, " ".join(value.replace("&", said).split()))
         for rank, value in enumerate(self.lists.get("persons", [])):
             for word in value.split():
                 if len(compact(word)) >= PERSON_PART_MIN_LEN:
