@@ -178,7 +178,9 @@ def test_an_ampersand_said_as_and_is_written_as_canonical(text: str, expected: t
     assert [(c.original, c.final, c.decision) for c in kept] == [(*expected, Decision.AUTO_APPLIED)]
 
 
-@pytest.mark.parametrize("text", ["over to Q and then", "we got a quite a quarter", "the M&A market", "our Q and A Partners"])
+@pytest.mark.parametrize(
+    "text", ["over to Q and then", "we got a quite a quarter", "the M&A market", "our Q and A Partners"]
+)
 def test_a_spoken_form_matches_only_as_said_and_never_shields_itself(text: str) -> None:
     # "Q and" is not Q&A; a written canonical value (or a listed spoken one) is right as written
     kept, _ = run_stages(PipelineInputs([Segment("s1", text)], AMPERSANDS), Settings())

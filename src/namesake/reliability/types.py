@@ -116,9 +116,9 @@ class CanonicalDictionary:
                 add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank)
         for list_name, values in self.lists.items():
             for rank, value in enumerate(values):
-                if "&" in value:
-                    for said in AMPERSAND_SPOKEN:
-                        add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank, " ".join(value.replace("&", said).split()))
+                for said in AMPERSAND_SPOKEN if "&" in value else ():
+                    spoken = " ".join(value.replace("&", said).split())
+                    add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank, spoken)
         for rank, value in enumerate(self.lists.get("persons", [])):
             for word in value.split():
                 if len(compact(word)) >= PERSON_PART_MIN_LEN:
