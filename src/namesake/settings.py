@@ -57,11 +57,15 @@ class Settings(BaseSettings):
     reliability_v5_canonical_list_cap: Positive = 50
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.70
-    reliability_auto_apply_threshold: Unit = 0.60
-    reliability_suggest_threshold: Unit = 0.15
+    reliability_auto_apply_threshold: Unit = 0.50
+    reliability_suggest_threshold: Unit = 0.10
     reliability_llm_uncertain_low: Unit = 0.15
     reliability_llm_uncertain_high: Unit = 0.75
-    # Scorer: logistic weights over the candidate signals (fitted on half of the Earnings-21 dev calls,
+    # Scorer: "trees" (the bundled model fitted by bench/calibrate.py, or RELIABILITY_SCORER_MODEL), or
+    # "logistic" over the weights below. ASR doubt, the LLM verdict and the memory bonus apply to both.
+    reliability_scorer: Literal["trees", "logistic"] = "trees"
+    reliability_scorer_model: Path | None = None
+    # Logistic weights over the candidate signals (fitted on half of the Earnings-21 dev calls,
     # checked on the other half; see docs/reliability.md), and the LLM verdict's weight.
     reliability_weight_bias: float = -2.4
     reliability_weight_edit: float = 1.9

@@ -11,7 +11,13 @@ from namesake.llm import LLMProvider
 from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
-from namesake.reliability.scorer import ScorerWeights, fill_signals, resolve_overlaps, score_candidates
+from namesake.reliability.scorer import (
+    ScorerWeights,
+    fill_context_signals,
+    fill_signals,
+    resolve_overlaps,
+    score_candidates,
+)
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Mode, RememberedCorrection, Segment
 from namesake.settings import Settings
 from namesake.text import compact
@@ -75,20 +81,13 @@ def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
         stats.stage_seconds[name] = round(stats.stage_seconds.get(name, 0.0) + time.perf_counter() - t0, 4)
 
 
-def run_stages(
-    inputs: PipelineInputs,
-    settings: Settings,
-    *,
-    booster: MemoryBooster | None = None,
-    llm: LLMProvider | None = None,
-) -> tuple[list[Candidate], RunStats]:
-    """S1 spot → S2 gate → signals → memory boost → LLM on the uncertain → score → decide; pure but for the ports."""
-    weights = ScorerWeights.from_settings(settings)
-    stats = RunStats(mode=inputs.dictionary.mode.value)
+def candidate_signals(
+    inputs: PipelineInputs, settings: Settings, stats: RunStats, *, with_llm: bool = False
+) -> list[Candidate]:
+    """S1 spot → S2 gate → the user's refusals → every signal: all readings of every span, not yet scored."""
     entries = inputs.dictionary.entries()
     stats.canonical_entries = len(entries)
     by_id = {s.id: s for s in inputs.segments}
-
     raw = _timed(
         stats,
         "spot",
@@ -101,7 +100,7 @@ def run_stages(
             remembered=inputs.remembered,
         ),
     )
-    if inputs.dictionary.mode is Mode.CONTEXT_FREE and llm is not None:
+    if inputs.dictionary.mode is Mode.CONTEXT_FREE and with_llm:
         raw += context_free_spans(inputs.segments, inputs.language)
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
@@ -112,9 +111,24 @@ def run_stages(
     def signals() -> None:
         for c in cands:
             fill_signals(c, by_id[c.segment_id], inputs.language)
-        score_candidates(cands, weights)
+        fill_context_signals(cands)
 
-    _timed(stats, "score", signals)
+    _timed(stats, "signals", signals)
+    return cands
+
+
+def run_stages(
+    inputs: PipelineInputs,
+    settings: Settings,
+    *,
+    booster: MemoryBooster | None = None,
+    llm: LLMProvider | None = None,
+) -> tuple[list[Candidate], RunStats]:
+    """S1 spot → S2 gate → signals → memory boost → LLM on the uncertain → score → decide; pure but for the ports."""
+    weights = ScorerWeights.from_settings(settings)
+    stats = RunStats(mode=inputs.dictionary.mode.value)
+    cands = candidate_signals(inputs, settings, stats, with_llm=llm is not None)
+    _timed(stats, "score", lambda: score_candidates(cands, weights))
     # Only the best reading of each span goes further: the boost and the LLM see one candidate per span.
     cands = _timed(
         stats,

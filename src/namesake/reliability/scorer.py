@@ -1,14 +1,23 @@
-"""S5/S6: confidence in [0,1] from the signals present, then the decision; every signal kept for audit."""
+"""S5/S6: confidence in [0,1] from the signals present, then the decision; every signal kept for audit.
+
+The similarity and prior signals go through a learned model (gradient-boosted trees, `trees.py`, fitted
+by `bench/calibrate.py`) or, with RELIABILITY_SCORER=logistic, a logistic over RELIABILITY_WEIGHT_*.
+Signals the bench data cannot teach (ASR word confidence, the LLM verdict, the user's memory) are added
+on top with their own settings, the same way for both.
+"""
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 import jellyfish
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.candidates import token_set_similarity
+from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
 from namesake.text import compact, phonetic_keys, word_frequency
@@ -18,28 +27,35 @@ LINEAR_SIGNALS = (
     "edit", "rag", "phonetic", "frequency", "length", "capitalised", "token_gap", "commonness", "acronym", "asr",
     "spoken_form",
 )  # fmt: skip
+# Added to the trees' log-odds: the bench data has no word confidences to learn them from.
+OUTSIDE_MODEL = ("asr",)
 
 
 @dataclass(frozen=True)
 class ScorerWeights:
-    """Logistic weights per signal, the LLM verdict's weight, and the decision thresholds (from settings)."""
+    """The scoring model (trees, or None for the logistic), its weights, and the decision thresholds."""
 
     bias: float
     signals: dict[str, float]
     llm: float
     auto_apply: float
     suggest: float
+    model: TreeModel | None = None
 
     @classmethod
     def from_settings(cls, s: Settings) -> ScorerWeights:
-        """Read the RELIABILITY_WEIGHT_* and threshold settings."""
+        """Read the scorer, RELIABILITY_WEIGHT_* and threshold settings."""
         weights = {name: float(getattr(s, f"reliability_weight_{name}")) for name in LINEAR_SIGNALS}
+        model = None
+        if s.reliability_scorer == "trees":
+            model = load_model(Path(s.reliability_scorer_model or BUNDLED_MODEL))
         return cls(
             s.reliability_weight_bias,
             weights,
             s.reliability_weight_llm,
             s.reliability_auto_apply_threshold,
             s.reliability_suggest_threshold,
+            model,
         )
 
 
@@ -75,18 +91,45 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
     s["length"] = round(min(1.0, len(b) / 8.0), 4)
     s["capitalised"] = 1.0 if any(w[:1].isupper() for w in original.split()) else 0.0
     s["token_gap"] = float(abs(len(original.split()) - len(final.split())))
+    # what actually changes, once trimmed: "Colombia" → "Colombian" is an inflection, not a mis-hearing
+    o, f = compact(cand.original), compact(cand.final)
+    s["change_edit"] = round(Levenshtein.normalized_similarity(o, f), 4)
+    s["same_first_letter"] = 1.0 if o[:1] == f[:1] else 0.0
+    s["inflection"] = 1.0 if o and f and (o.startswith(f) or f.startswith(o)) else 0.0
+    s["final_commonness"] = round(min(1.0, word_frequency(cand.final, language) / 7.0), 4)
+    s["multi_token"] = 1.0 if int(cand.meta.get("window_tokens", 1)) > 1 else 0.0
+    s[f"type_{cand.entity_type.lower()}"] = 1.0
     if segment is not None:
         doubt = asr_doubt(segment, cand.start_char, cand.end_char)
         if doubt is not None:
             s["asr"] = round(doubt, 4)
 
 
-def confidence(signals: dict[str, float], w: ScorerWeights) -> float:
-    """sigmoid(bias + Σ weight·signal [+ LLM verdict]), plus the memory bonus; a signal absent counts 0."""
+def fill_context_signals(cands: list[Candidate]) -> None:
+    """Signals across a transcript's candidates: how often the same change recurs, how contested a span is."""
+    pairs = Counter((compact(c.original), compact(c.final)) for c in cands)
+    spans = Counter(c.span for c in cands)
+    for c in cands:
+        c.signals["pair_repeats"] = round(math.log1p(pairs[(compact(c.original), compact(c.final))]), 4)
+        c.signals["span_alternatives"] = round(math.log(spans[c.span]), 4)
+
+
+def base_logits(signals: list[dict[str, float]], w: ScorerWeights) -> list[float]:
+    """Log-odds from the similarity and prior signals: the trees (plus ASR doubt) or the logistic."""
+    if w.model is not None:
+        outside = [sum(w.signals[n] * s.get(n, 0.0) for n in OUTSIDE_MODEL) for s in signals]
+        return [float(z) + o for z, o in zip(w.model.logits(signals), outside, strict=True)]
+    return [w.bias + sum(weight * s.get(name, 0.0) for name, weight in w.signals.items()) for s in signals]
+
+
+def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
+    """sigmoid(base log-odds [+ LLM verdict]), plus the memory bonus; a signal absent counts 0."""
     if signals.get("context_free"):  # nothing to compare with: only the LLM's verdict can make it a suggestion
         z = w.bias
+    elif base is not None:
+        z = base
     else:
-        z = w.bias + sum(weight * signals.get(name, 0.0) for name, weight in w.signals.items())
+        z = base_logits([signals], w)[0]
     if "llm" in signals:  # verdict in [-1, 1]: the model confirmed or refused this final
         z += w.llm * signals["llm"]
     score = 1.0 / (1.0 + math.exp(-z))
@@ -111,9 +154,10 @@ def decide(conf: float, w: ScorerWeights) -> Decision:
 
 
 def score_candidates(candidates: list[Candidate], w: ScorerWeights) -> None:
-    """Set confidence and decision on each candidate from its signals."""
-    for c in candidates:
-        c.confidence = round(confidence(c.signals, w), 4)
+    """Set confidence and decision on each candidate from its signals (the model runs once for all)."""
+    bases = base_logits([c.signals for c in candidates], w) if candidates else []
+    for c, base in zip(candidates, bases, strict=True):
+        c.confidence = round(confidence(c.signals, w, base), 4)
         c.decision = decide(c.confidence, w)
 
 

@@ -1,0 +1,62 @@
+"""The scorer's tree evaluator: hand-built trees, a malformed file, and the bundled model."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from namesake.errors import ConfigurationError
+from namesake.reliability.scorer import ScorerWeights, confidence
+from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
+from namesake.settings import Settings
+
+# edit <= 0.8 → -1.0; else commonness <= 0.5 → +2.0, else → 0.0; second tree: a single leaf (+0.5)
+MODEL = {
+    "features": ["edit", "commonness"],
+    "baseline": -0.25,
+    "trees": [
+        {
+            "feature": [0, 0, 1, 0, 0],
+            "threshold": [0.8, 0, 0.5, 0, 0],
+            "left": [1, 0, 3, 0, 0],
+            "right": [2, 0, 4, 0, 0],
+            "leaf": [0, 1, 0, 1, 1],
+            "value": [0, -1.0, 0, 2.0, 0.0],
+        },
+        {"feature": [0], "threshold": [0], "left": [0], "right": [0], "leaf": [1], "value": [0.5]},
+    ],
+}
+
+
+def test_trees_route_each_row_to_its_leaf_and_absent_signals_count_zero() -> None:
+    model = TreeModel.from_json(MODEL)
+    logits = model.logits([{"edit": 0.8}, {"edit": 0.9, "commonness": 0.2}, {"edit": 0.9, "commonness": 0.9}, {}])
+    assert logits.tolist() == pytest.approx([-0.75, 2.25, 0.25, -0.75])
+
+
+def test_a_malformed_model_file_is_a_configuration_error(tmp_path: Path) -> None:
+    broken = dict(MODEL, trees=[dict(MODEL["trees"][0], left=[7, 0, 3, 0, 0])])
+    with pytest.raises(ConfigurationError, match="scorer model"):
+        TreeModel.from_json(broken)
+    path = tmp_path / "model.json"
+    path.write_text("{not json")
+    with pytest.raises(ConfigurationError, match="RELIABILITY_SCORER_MODEL|scorer model"):
+        load_model(path)
+
+
+def test_settings_choose_the_model_file_or_the_logistic(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(MODEL))
+    w = ScorerWeights.from_settings(Settings(reliability_scorer_model=path))
+    assert confidence({"edit": 0.9, "commonness": 0.2}, w) == pytest.approx(1 / (1 + math.exp(-2.25)), abs=1e-4)
+    logistic = ScorerWeights.from_settings(Settings(reliability_scorer="logistic"))
+    assert logistic.model is None and 0.0 < confidence({"edit": 0.9}, logistic) < 1.0
+
+
+def test_the_bundled_model_reads_signals_the_pipeline_writes() -> None:
+    model = load_model(BUNDLED_MODEL)
+    assert len(model.trees) > 10 and {"edit", "commonness", "phonetic", "frequency"} <= set(model.features)
+    assert not {"asr", "llm", "memory_bonus", "remembered"} & set(model.features)  # applied on top, never learned
