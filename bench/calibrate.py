@@ -7,7 +7,7 @@ trees are checked by GroupKFold over calls (a call never trains and tests at onc
 the real evaluation are other calls), then refitted on everything and written as JSON for
 `namesake.reliability.trees`. Needs the `calibrate` extra (scikit-learn); the service itself never does.
 
-Usage: python bench/calibrate.py [earnings21.jsonl.gz librispeech.jsonl.gz] [--out src/namesake/reliability/scorer_model.json]
+Usage: python bench/calibrate.py [earnings21.jsonl.gz librispeech.jsonl.gz] [--out MODEL.json] [--folds 5]
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import BENCH_DATA, ROOT, bench_file
 
+from _common import BENCH_DATA, ROOT, bench_file
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
