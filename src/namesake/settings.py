@@ -59,14 +59,14 @@ class Settings(BaseSettings):
     reliability_candidate_min_similarity: Unit = 0.70
     reliability_auto_apply_threshold: Unit = 0.50
     reliability_suggest_threshold: Unit = 0.10
-    reliability_llm_uncertain_low: Unit = 0.15
+    reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/calibrate.py, or RELIABILITY_SCORER_MODEL), or
     # "logistic" over the weights below. ASR doubt, the LLM verdict and the memory bonus apply to both.
     reliability_scorer: Literal["trees", "logistic"] = "trees"
     reliability_scorer_model: Path | None = None
-    # Logistic weights over the candidate signals (fitted on half of the Earnings-21 dev calls,
-    # checked on the other half; see docs/reliability.md), and the LLM verdict's weight.
+    # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
+    # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
     reliability_weight_bias: float = -2.4
     reliability_weight_edit: float = 1.9
     reliability_weight_rag: float = 0.6
