@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from _common import BENCH_DATA, ROOT, bench_file
+from _common import BENCH_DATA, FILE_SETTINGS, ROOT, bench_file
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
@@ -32,10 +32,6 @@ from namesake.settings import Settings
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
 NOT_LEARNED = {"asr", "llm", "memory_bonus", "remembered", "context_free", "extends_right_entity"}
-# Same per-file settings as bench/quality.py: LibriSpeech's biasing lists are used whole.
-FILE_SETTINGS: dict[str, dict[str, Any]] = {
-    "librispeech": {"reliability_rag_top_k": 1000, "reliability_rag_canonical_max_items": 20000}
-}
 # A candidate that breaks a right entity costs more than a missed fix: weigh those negatives up.
 BREAK_WEIGHT = 3.0
 TREES = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40, "l2_regularization": 1.0}
@@ -48,7 +44,9 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
     from score import apply, entity_ok  # the yardstick's own definitions of "fixed" and "broken"
 
     stem = path.name.split(".")[0]
-    settings = Settings(llm_provider="none", **FILE_SETTINGS.get(stem, {}))
+    # the same per-file settings as bench/quality.py
+    overrides = {k.lower(): v for k, v in FILE_SETTINGS.get(stem, {}).items()}
+    settings = Settings(llm_provider="none", **overrides)
     rows = []
     with gzip.open(path, "rt") as fh:
         for n, line in enumerate(fh, 1):

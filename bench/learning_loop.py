@@ -36,11 +36,20 @@ TYPES = {"PERSON": "PERSON", "ORG": "ORG", "GPE": "LOCATION", "LOC": "LOCATION",
 
 
 def judge(seg: dict[str, Any], s: dict[str, Any]) -> tuple[int, int]:
-    """(errors fixed, right entities broken) if this suggestion alone were applied."""
+    """(entities fixed, right entities broken) if this suggestion alone were applied.
+
+    A right entity the yardstick counts broken as written ("Q and A" for Q&A) is fixed when the
+    suggestion repairs it, and not counted broken when it was broken already.
+    """
     new, edits = yardstick.apply(seg["text"], [s])
     subs = [g for g in seg["errors"] if g.get("kind") != "deletion"]
-    fixes = sum(yardstick.entity_ok(g, new, edits) for g in subs)
-    breaks = sum(not yardstick.entity_ok(g, new, edits) for g in seg["correct"] + seg["format_diffs"])
+    right = seg["correct"] + seg["format_diffs"]
+    before = [yardstick.entity_ok(g, seg["text"], []) for g in right]
+    after = [yardstick.entity_ok(g, new, edits) for g in right]
+    fixes = sum(yardstick.entity_ok(g, new, edits) for g in subs) + sum(
+        a and not b for a, b in zip(after, before, strict=True)
+    )
+    breaks = sum(b and not a for a, b in zip(after, before, strict=True))
     return fixes, breaks
 
 

@@ -10,15 +10,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from _common import BENCH_DATA, bench_file, fresh_env, run_to_file, score
+from _common import BENCH_DATA, FILE_SETTINGS, bench_file, fresh_env, run_to_file, score
 
 COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "fixed_auto", "broken_auto", "precision_auto", "precision_all",
            "WER_before", "WER_auto", "EER_rel_reduction_auto", "EER_rel_reduction_oracle", "seconds")  # fmt: skip
-
-
-# LibriSpeech comes with whole-chapter biasing lists (thousands of words, one list), as the baseline uses
-# them whole; a deployment with such lists raises the per-transcript cut the same way.
-SETTINGS = {"librispeech": {"RELIABILITY_RAG_TOP_K": "1000", "RELIABILITY_RAG_CANONICAL_MAX_ITEMS": "20000"}}
 
 
 def fmt(v: object) -> str:
@@ -40,7 +35,9 @@ def main() -> None:
         stem = name.split(".")[0]
         ours, base = a.out / f"{stem}.namesake.jsonl", a.out / f"{stem}.baseline.jsonl"
         print(f"== {name}: namesake analyze", file=sys.stderr)
-        run_to_file([namesake, "analyze", str(split)], ours, fresh_env(LLM_PROVIDER="none", **SETTINGS.get(stem, {})))
+        run_to_file(
+            [namesake, "analyze", str(split)], ours, fresh_env(LLM_PROVIDER="none", **FILE_SETTINGS.get(stem, {}))
+        )
         print(f"== {name}: baseline.py", file=sys.stderr)
         run_to_file([sys.executable, str(BENCH_DATA / "baseline.py"), str(split)], base)
         for label, path in (("namesake", ours), ("baseline", base)):

@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     reliability_rag_canonical_max_items: Positive = 30
     reliability_v5_canonical_list_cap: Positive = 50
     reliability_max_window_tokens: Positive = 4
-    reliability_candidate_min_similarity: Unit = 0.70
+    reliability_candidate_min_similarity: Unit = 0.50
     reliability_auto_apply_threshold: Unit = 0.50
     reliability_suggest_threshold: Unit = 0.10
     reliability_llm_uncertain_low: Unit = 0.10

@@ -7,7 +7,7 @@ import pytest
 from namesake.reliability.candidates import spot_candidates, token_set_similarity
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.scorer import ScorerWeights, confidence, decide, resolve_overlaps
+from namesake.reliability.scorer import ScorerWeights, confidence, decide, resolve_overlaps, score_candidates
 from namesake.reliability.types import (
     Candidate,
     CanonicalDictionary,
@@ -185,3 +185,19 @@ def test_a_spoken_form_matches_only_as_said_and_never_shields_itself(text: str) 
     # "Q and" is not Q&A; a written canonical value (or a listed spoken one) is right as written
     kept, _ = run_stages(PipelineInputs([Segment("s1", text)], AMPERSANDS), Settings())
     assert kept == []
+
+
+def test_the_memory_alone_never_auto_applies_but_lifts_what_the_signals_support() -> None:
+    d = CanonicalDictionary({"orgs": ["Cytiva"], "acronyms": ["GMA"]})
+    seg = [Segment("1", "so uh we bought Cytova")]
+    fresh = {c.original: c for c in run_stages(PipelineInputs(seg, d), Settings())[0]}
+    assert "uh" not in fresh and fresh["Cytova"].confidence >= W.suggest
+    memo = [RememberedCorrection("uh", "GMA", "ACRONYM"), RememberedCorrection("Cytova", "Cytiva", "ORG")]
+    kept, _ = run_stages(PipelineInputs(seg, d, remembered=memo), Settings())
+    for c in kept:  # the reader's bonus, as a user who made both corrections often would get it
+        c.signals["memory_bonus"] = 0.2
+    score_candidates(kept, W)
+    by = {c.original: c for c in kept}
+    # "uh" → "GMA" was right once, somewhere: shown to the reviewer, never applied on its own
+    assert by["uh"].decision is Decision.PENDING and by["uh"].confidence < W.auto_apply
+    assert by["Cytova"].decision is Decision.AUTO_APPLIED

@@ -27,6 +27,8 @@ LINEAR_SIGNALS = (
     "edit", "rag", "phonetic", "frequency", "length", "capitalised", "token_gap", "commonness", "acronym", "asr",
     "spoken_form",
 )  # fmt: skip
+# How far below AUTO_APPLY a suggestion backed by the user's memory alone stays (it is shown, not applied).
+MEMORY_ONLY_MARGIN = 0.001
 # Added to the trees' log-odds: the bench data has no word confidences to learn them from.
 OUTSIDE_MODEL = ("asr",)
 
@@ -132,13 +134,16 @@ def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None =
         z = base_logits([signals], w)[0]
     if "llm" in signals:  # verdict in [-1, 1]: the model confirmed or refused this final
         z += w.llm * signals["llm"]
-    score = 1.0 / (1.0 + math.exp(-z))
+    score = evidence = 1.0 / (1.0 + math.exp(-z))
     remembered = signals.get("remembered", 0.0)
     if remembered >= 1.0:  # the user made this exact correction before: at least a firm suggestion
         score = max(score, (w.suggest + w.auto_apply) / 2)
     elif remembered > 0:  # a near spelling of an original they corrected: worth showing them
         score = max(score, w.suggest)
     score += signals.get("memory_bonus", 0.0)
+    if evidence < w.suggest and score >= w.auto_apply:
+        # the memory alone never rewrites: "uh" → "GMA" was right once, in one place, not for every "uh"
+        score = w.auto_apply - MEMORY_ONLY_MARGIN
     if signals.get("extends_right_entity"):  # rewrites around a right entity: for a reviewer, never automatic
         score = min(score, (w.suggest + w.auto_apply) / 2)
     return max(0.0, min(1.0, score))
