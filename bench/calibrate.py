@@ -31,7 +31,7 @@ from namesake.reliability.trees import BUNDLED_MODEL
 from namesake.settings import Settings
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
-NOT_LEARNED = {"asr", "llm", "memory_bonus", "remembered", "context_free", "extends_right_entity"}
+NOT_LEARNED = {"asr", "llm", "memory_bonus", "remembered", "context_free", "extends_right_entity", "contested"}
 # A candidate that breaks a right entity costs more than a missed fix: weigh those negatives up.
 BREAK_WEIGHT = 3.0
 TREES = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40, "l2_regularization": 1.0}

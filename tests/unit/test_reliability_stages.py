@@ -139,6 +139,16 @@ def test_refused_pairs_are_never_proposed_again() -> None:
     assert stats.refused_by_user == 1
 
 
+def test_a_pair_the_user_both_made_and_refused_is_shown_but_never_applied() -> None:
+    segs = [Segment("1", "Reiner Blair thanked Cytova.")]
+    memo = [RememberedCorrection("Cytova", "Cytiva", "ORG")]
+    inputs = PipelineInputs(segs, DICT, refused={("cytova", "cytiva")}, remembered=memo)
+    kept, stats = run_stages(inputs, Settings())
+    cytiva = [c for c in kept if (c.original, c.final) == ("Cytova", "Cytiva")]
+    assert cytiva and all(c.decision is Decision.PENDING and c.signals["contested"] == 1.0 for c in cytiva)
+    assert stats.refused_by_user == 0
+
+
 def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
     memo = [RememberedCorrection("Steffi", "Cepheid", "ORG")]
     cands = _spot("the Steffy and Steffi products", remembered=memo)

@@ -105,7 +105,16 @@ def candidate_signals(
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
-    cands = [c for c in gate.passed if (compact(c.original), compact(c.final)) not in inputs.refused]
+    # A pair the user both refused somewhere and made somewhere depends on context: shown, never applied.
+    confirmed = {(compact(m.original), compact(m.final)) for m in inputs.remembered}
+    cands = []
+    for c in gate.passed:
+        pair = (compact(c.original), compact(c.final))
+        if pair in inputs.refused:
+            if pair not in confirmed:
+                continue
+            c.signals["contested"] = 1.0
+        cands.append(c)
     stats.refused_by_user = len(gate.passed) - len(cands)
 
     def signals() -> None:

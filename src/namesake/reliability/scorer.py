@@ -144,7 +144,8 @@ def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None =
     if evidence < w.suggest and score >= w.auto_apply:
         # the memory alone never rewrites: "uh" → "GMA" was right once, in one place, not for every "uh"
         score = w.auto_apply - MEMORY_ONLY_MARGIN
-    if signals.get("extends_right_entity"):  # rewrites around a right entity: for a reviewer, never automatic
+    if signals.get("extends_right_entity") or signals.get("contested"):
+        # rewrites around a right entity, or a change the user both made and refused: for a reviewer, never automatic
         score = min(score, (w.suggest + w.auto_apply) / 2)
     return max(0.0, min(1.0, score))
 
