@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -77,6 +78,10 @@ def serve(
     uvicorn.run(create_app(_settings()), host=host, port=port)
 
 
+# Below this many transcripts, starting worker processes costs more than it saves.
+PARALLEL_FROM = 8
+
+
 class OutputFormat(StrEnum):
     """How `analyze` prints its results."""
 
@@ -91,6 +96,15 @@ def analyze(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="jsonl: one line per transcript; table.")] = (
         OutputFormat.jsonl
     ),
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=0,
+            help="Processes for the pipeline's pure stages; 0 = one per CPU core for files of "
+            f"{PARALLEL_FROM} transcripts or more, else 1. Storage stays in this process; output order is kept.",
+        ),
+    ] = 0,
 ) -> None:
     """Analyse transcripts and print their suggestions (the benchmark's predictions format)."""
     from namesake.reliability.files import read_transcripts
@@ -108,9 +122,14 @@ def analyze(
         )  # fmt: skip
         with progress:
             task = progress.add_task("analysing", total=len(transcripts))
-            for transcript in transcripts:
+            if workers == 0:
+                workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
+            results = reliability.analyze_many(transcripts, user_id=user, workers=workers)
+            while True:
                 try:
-                    result = reliability.analyze(transcript, user_id=user)
+                    result = next(results)
+                except StopIteration:
+                    break
                 except NamesakeError as exc:
                     raise _fail(exc) from exc
                 if fmt is OutputFormat.jsonl:

@@ -109,12 +109,19 @@ def spelled_letters(tokens: list[str]) -> str | None:
 
 
 @lru_cache(maxsize=200_000)
-def word_frequency(text: str, language: str = "en") -> float:
-    """Zipf frequency (0 = unknown, 7 = "the") of the span's rarest word: common words are rarely names."""
+def word_frequencies(text: str, language: str = "en") -> tuple[float, ...]:
+    """Zipf frequency of each word of the span (0 = unknown, 7 = "the")."""
     from wordfreq import zipf_frequency
 
-    words = normalise(text).split()
-    if not words:
-        return 0.0
     lang = "fr" if language.startswith("fr") else "en"
-    return min(zipf_frequency(w, lang) for w in words)
+    return tuple(zipf_frequency(w, lang) for w in normalise(text).split())
+
+
+def word_frequency(text: str, language: str = "en") -> float:
+    """Zipf frequency of the span's rarest word: common words are rarely names."""
+    return min(word_frequencies(text, language), default=0.0)
+
+
+def common_word_frequency(text: str, language: str = "en") -> float:
+    """Zipf frequency of the span's most common word: "thanks Reiner" → Rainer would delete "thanks"."""
+    return max(word_frequencies(text, language), default=0.0)

@@ -51,6 +51,28 @@ def test_analyze_table_format(env: dict[str, str], tmp_path: Path) -> None:
     assert "Rainer" in result.stdout and "cli-1" in result.stdout
 
 
+def test_worker_processes_give_the_same_output_in_the_same_order(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "many.jsonl"
+    texts = ["Reiner Blair thanked the Cytova team.", "Nothing to see here.", "Cytova and Reiner again."]
+    path.write_text("".join(
+        json.dumps(dict(TRANSCRIPT, transcript_id=f"w-{i}", segments=[{"id": "1", "text": texts[i % 3]}])) + "\n"
+        for i in range(5)
+    ))  # fmt: skip
+
+    def run(workers: str) -> list[tuple[str, list[tuple[str, str, str, float]]]]:
+        result = CliRunner().invoke(app, ["analyze", str(path), "--workers", workers])
+        assert result.exit_code == 0, result.output
+        lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+        return [
+            (x["transcript_id"], [(s["original"], s["final"], s["status"], s["confidence"]) for s in x["suggestions"]])
+            for x in lines
+        ]
+
+    sequential, parallel = run("1"), run("2")
+    assert [t for t, _ in parallel] == [f"w-{i}" for i in range(5)]
+    assert parallel == sequential and any(sugg for _, sugg in parallel)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

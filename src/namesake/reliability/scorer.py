@@ -20,7 +20,7 @@ from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
-from namesake.text import compact, phonetic_keys, word_frequency
+from namesake.text import common_word_frequency, compact, phonetic_keys, word_frequency
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (
@@ -99,6 +99,7 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
     s["same_first_letter"] = 1.0 if o[:1] == f[:1] else 0.0
     s["inflection"] = 1.0 if o and f and (o.startswith(f) or f.startswith(o)) else 0.0
     s["final_commonness"] = round(min(1.0, word_frequency(cand.final, language) / 7.0), 4)
+    s["everyday_word"] = round(min(1.0, common_word_frequency(cand.original, language) / 7.0), 4)
     s["multi_token"] = 1.0 if int(cand.meta.get("window_tokens", 1)) > 1 else 0.0
     s[f"type_{cand.entity_type.lower()}"] = 1.0
     if segment is not None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 import uuid
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,12 +20,21 @@ from namesake.errors import ConflictError, StoreError
 from namesake.models import CorrectionMirror, Suggestion, Transcript, User
 from namesake.reliability.canonical import ReliabilityRagEnricher, index_canonical_entities, validate_entities
 from namesake.reliability.inputs import TranscriptIn, check_limits, to_segments
-from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, run_stages
+from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages
 from namesake.reliability.types import Candidate, RememberedCorrection
 from namesake.runtime import Runtime
 from namesake.text import compact
 
 DEFAULT_USER = "default"
+
+
+@dataclass
+class PreparedAnalysis:
+    """A transcript checked, registered and read from the stores: what the stages need, and the I/O time so far."""
+
+    transcript_id: str
+    inputs: PipelineInputs
+    seconds: float
 
 
 @dataclass
@@ -138,8 +151,8 @@ class ReliabilityService:
             self.runtime.vectors, self.runtime.embedder, self.runtime.settings, transcript_id, clean
         )
 
-    def analyze(self, transcript: TranscriptIn, *, user_id: str | None = None) -> AnalysisResult:
-        """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""
+    def prepare(self, transcript: TranscriptIn, *, user_id: str | None = None) -> PreparedAnalysis:
+        """Validate fully, register the transcript, index given entities, read the user's memory: the stages' input."""
         t0 = time.perf_counter()
         settings = self.runtime.settings
         check_limits(transcript, settings)
@@ -162,19 +175,72 @@ class ReliabilityService:
             remembered=remembered,
             refused=refused,
         )
+        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0)
+
+    def needs_ports(self, prepared: PreparedAnalysis) -> bool:
+        """Whether the stages need this process's stores (memory boost) or LLM, or are pure and may run anywhere."""
         # PostgreSQL is the truth: a user without active corrections has nothing in the index to boost with
-        booster = self.booster if remembered else None
-        kept, stats = run_stages(inputs, settings, booster=booster, llm=self.runtime.llm)
-        stats.stage_seconds["fetch"] = round(time.perf_counter() - t0 - sum(stats.stage_seconds.values()), 4)
+        return bool(prepared.inputs.remembered and self.booster) or self.runtime.llm is not None
+
+    def compute(self, prepared: PreparedAnalysis) -> tuple[list[Candidate], RunStats]:
+        """Run the stages in this process, with its ports."""
+        booster = self.booster if prepared.inputs.remembered else None
+        return run_stages(prepared.inputs, self.runtime.settings, booster=booster, llm=self.runtime.llm)
+
+    def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:
+        """Persist what the stages kept; returns the suggestions as stored."""
+        t0 = time.perf_counter()
         try:
             with self.runtime.db.session() as s:
-                rows = persist_suggestions(s, transcript.transcript_id, kept)
+                rows = persist_suggestions(s, prepared.transcript_id, kept)
                 out = [suggestion_json(r) for r in rows]
         except SQLAlchemyError as exc:
             raise StoreError(f"PostgreSQL: {exc}") from exc
+        io_seconds = prepared.seconds + time.perf_counter() - t0
+        stats.stage_seconds["fetch"] = round(io_seconds, 4)
         stats_json = stats.as_dict()
-        stats_json["malformed_canonical_payloads"] = dictionary.malformed
-        return AnalysisResult(transcript.transcript_id, stats.mode, time.perf_counter() - t0, out, stats_json)
+        stats_json["malformed_canonical_payloads"] = prepared.inputs.dictionary.malformed
+        seconds = io_seconds + sum(v for k, v in stats.stage_seconds.items() if k != "fetch")
+        return AnalysisResult(prepared.transcript_id, stats.mode, seconds, out, stats_json)
+
+    def analyze(self, transcript: TranscriptIn, *, user_id: str | None = None) -> AnalysisResult:
+        """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""
+        prepared = self.prepare(transcript, user_id=user_id)
+        return self.finish(prepared, *self.compute(prepared))
+
+    def analyze_many(
+        self, transcripts: Iterable[TranscriptIn], *, user_id: str | None = None, workers: int = 1
+    ) -> Iterator[AnalysisResult]:
+        """Analyse in order; with workers > 1 the pure stages run in worker processes while this one does I/O."""
+        if workers <= 1:
+            for t in transcripts:
+                yield self.analyze(t, user_id=user_id)
+            return
+        # spawn, not fork: this process holds database connections and the vector store's threads
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        pending: deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]] = deque()
+        try:
+            for t in transcripts:
+                prepared = self.prepare(t, user_id=user_id)
+                job = (
+                    None
+                    if self.needs_ports(prepared)
+                    else pool.submit(run_stages, prepared.inputs, self.runtime.settings)
+                )
+                pending.append((prepared, job))
+                while len(pending) > 2 * workers or (pending and pending[0][1] is None):
+                    yield self._finish_next(pending)
+            while pending:
+                yield self._finish_next(pending)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _finish_next(
+        self, pending: deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]]
+    ) -> AnalysisResult:
+        prepared, job = pending.popleft()
+        kept, stats = self.compute(prepared) if job is None else job.result()
+        return self.finish(prepared, kept, stats)
 
     def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
         """Every suggestion of a transcript, in text order."""
