@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import jellyfish
@@ -76,8 +77,25 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
     # Similarity is judged on the whole window that matched the entry, before edge trimming.
     original = cand.meta.get("match_original", cand.original)
     final = cand.meta.get("match_final", cand.final)
+    rank, tokens = int(cand.meta.get("rank", 10)), int(cand.meta.get("window_tokens", 1))
+    key = (cand.original, cand.final, original, final, rank, tokens, cand.entity_type, language)
+    cand.signals.update(
+        _text_signals(*key, acronym=cand.signals.pop("acronym_spelled", cand.signals.get("acronym", 0.0)))
+    )
+    if segment is not None:
+        doubt = asr_doubt(segment, cand.start_char, cand.end_char)
+        if doubt is not None:
+            cand.signals["asr"] = round(doubt, 4)
+
+
+@lru_cache(maxsize=50_000)
+def _text_signals(
+    cand_original: str, cand_final: str, original: str, final: str, rank: int, window_tokens: int,
+    entity_type: str, language: str, *, acronym: float,
+) -> dict[str, float]:  # fmt: skip
+    """The signals that depend on the texts only: the same change recurs across a transcript, computed once."""
     a, b = compact(original), compact(final)
-    s = cand.signals
+    s: dict[str, float] = {}
     s["edit"] = round(Levenshtein.normalized_similarity(a, b), 4)
     s["rag"] = round(token_set_similarity(original, final), 4)
     pa, pb = phonetic_keys(original, language), phonetic_keys(final, language)
@@ -86,26 +104,22 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
     else:
         near = (jellyfish.jaro_winkler_similarity(x, y) for x, y in zip(pa, pb, strict=False))
         s["phonetic"] = round(max(near, default=0.0) * 0.8, 4)
-    s["acronym"] = s.pop("acronym_spelled", s.get("acronym", 0.0))
-    rank = int(cand.meta.get("rank", 10))
+    s["acronym"] = acronym
     s["frequency"] = round(5.0 / (5.0 + rank), 4)
-    s["commonness"] = round(min(1.0, word_frequency(cand.original, language) / 7.0), 4)
+    s["commonness"] = round(min(1.0, word_frequency(cand_original, language) / 7.0), 4)
     s["length"] = round(min(1.0, len(b) / 8.0), 4)
     s["capitalised"] = 1.0 if any(w[:1].isupper() for w in original.split()) else 0.0
     s["token_gap"] = float(abs(len(original.split()) - len(final.split())))
     # what actually changes, once trimmed: "Colombia" → "Colombian" is an inflection, not a mis-hearing
-    o, f = compact(cand.original), compact(cand.final)
+    o, f = compact(cand_original), compact(cand_final)
     s["change_edit"] = round(Levenshtein.normalized_similarity(o, f), 4)
     s["same_first_letter"] = 1.0 if o[:1] == f[:1] else 0.0
     s["inflection"] = 1.0 if o and f and (o.startswith(f) or f.startswith(o)) else 0.0
-    s["final_commonness"] = round(min(1.0, word_frequency(cand.final, language) / 7.0), 4)
-    s["everyday_word"] = round(min(1.0, common_word_frequency(cand.original, language) / 7.0), 4)
-    s["multi_token"] = 1.0 if int(cand.meta.get("window_tokens", 1)) > 1 else 0.0
-    s[f"type_{cand.entity_type.lower()}"] = 1.0
-    if segment is not None:
-        doubt = asr_doubt(segment, cand.start_char, cand.end_char)
-        if doubt is not None:
-            s["asr"] = round(doubt, 4)
+    s["final_commonness"] = round(min(1.0, word_frequency(cand_final, language) / 7.0), 4)
+    s["everyday_word"] = round(min(1.0, common_word_frequency(cand_original, language) / 7.0), 4)
+    s["multi_token"] = 1.0 if window_tokens > 1 else 0.0
+    s[f"type_{entity_type.lower()}"] = 1.0
+    return s
 
 
 def fill_context_signals(cands: list[Candidate]) -> None:
