@@ -63,10 +63,14 @@ class TreeModel:
     def logits(self, signals: list[dict[str, float]]) -> np.ndarray:
         """Log-odds that each candidate fixes an entity without breaking one."""
         x = self.matrix(signals)
-        out = np.full(len(x), self.baseline)
+        if len(x) == 0:
+            return np.zeros(0)
+        # the same change recurs across a transcript: each distinct row goes down the trees once
+        rows, back = np.unique(x, axis=0, return_inverse=True)
+        out = np.full(len(rows), self.baseline)
         for tree in self.trees:
-            out += tree.predict(x)
-        return out
+            out += tree.predict(rows)
+        return out[back.reshape(-1)]
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TreeModel:
