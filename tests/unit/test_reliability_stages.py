@@ -139,14 +139,18 @@ def test_refused_pairs_are_never_proposed_again() -> None:
     assert stats.refused_by_user == 1
 
 
-def test_a_pair_the_user_both_made_and_refused_is_shown_but_never_applied() -> None:
+def test_a_pair_the_user_both_made_and_refused_is_judged_on_its_signals_alone() -> None:
     segs = [Segment("1", "Reiner Blair thanked Cytova.")]
+    fresh = {(c.original, c.final): c for c in run_stages(PipelineInputs(segs, DICT), Settings())[0]}
     memo = [RememberedCorrection("Cytova", "Cytiva", "ORG")]
     inputs = PipelineInputs(segs, DICT, refused={("cytova", "cytiva")}, remembered=memo)
     kept, stats = run_stages(inputs, Settings())
-    cytiva = [c for c in kept if (c.original, c.final) == ("Cytova", "Cytiva")]
-    assert cytiva and all(c.decision is Decision.PENDING and c.signals["contested"] == 1.0 for c in cytiva)
-    assert stats.refused_by_user == 0
+    contested = {(c.original, c.final): c for c in kept}[("Cytova", "Cytiva")]
+    before = contested.confidence
+    contested.signals["memory_bonus"] = 0.2  # what the reader would add: ignored for a contested pair
+    score_candidates([contested], W)
+    assert contested.signals["contested"] == 1.0 and stats.refused_by_user == 0
+    assert contested.confidence == before and contested.decision is fresh[("Cytova", "Cytiva")].decision
 
 
 def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:

@@ -105,7 +105,7 @@ def candidate_signals(
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
-    # A pair the user both refused somewhere and made somewhere depends on context: shown, never applied.
+    # A pair the user both refused somewhere and made somewhere depends on context: the signals alone decide.
     confirmed = {(compact(m.original), compact(m.final)) for m in inputs.remembered}
     cands = []
     for c in gate.passed:

@@ -150,17 +150,18 @@ def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None =
     if "llm" in signals:  # verdict in [-1, 1]: the model confirmed or refused this final
         z += w.llm * signals["llm"]
     score = evidence = 1.0 / (1.0 + math.exp(-z))
-    remembered = signals.get("remembered", 0.0)
+    # a change the user both made and refused says nothing either way: the signals alone decide
+    remembered = 0.0 if signals.get("contested") else signals.get("remembered", 0.0)
     if remembered >= 1.0:  # the user made this exact correction before: at least a firm suggestion
         score = max(score, (w.suggest + w.auto_apply) / 2)
     elif remembered > 0:  # a near spelling of an original they corrected: worth showing them
         score = max(score, w.suggest)
-    score += signals.get("memory_bonus", 0.0)
+    if not signals.get("contested"):
+        score += signals.get("memory_bonus", 0.0)
     if evidence < w.suggest and score >= w.auto_apply:
         # the memory alone never rewrites: "uh" → "GMA" was right once, in one place, not for every "uh"
         score = w.auto_apply - MEMORY_ONLY_MARGIN
-    if signals.get("extends_right_entity") or signals.get("contested"):
-        # rewrites around a right entity, or a change the user both made and refused: for a reviewer, never automatic
+    if signals.get("extends_right_entity"):  # rewrites around a right entity: for a reviewer, never automatic
         score = min(score, (w.suggest + w.auto_apply) / 2)
     return max(0.0, min(1.0, score))
 
