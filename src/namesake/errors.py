@@ -50,6 +50,12 @@ class CollectionNotFoundError(VectorStoreError):
     code = "COLLECTION_NOT_FOUND"
 
 
+class WorkerError(NamesakeError):
+    """A worker process running the pipeline's pure stages died (killed, out of memory)."""
+
+    code = "WORKER"
+
+
 class EmbedderError(NamesakeError):
     """The embedding backend could not produce vectors."""
 

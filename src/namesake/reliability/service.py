@@ -8,6 +8,7 @@ import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from namesake.errors import ConflictError, StoreError
+from namesake.errors import ConflictError, StoreError, WorkerError
 from namesake.models import CorrectionMirror, Suggestion, Transcript, User
 from namesake.reliability.canonical import ReliabilityRagEnricher, index_canonical_entities, validate_entities
 from namesake.reliability.inputs import TranscriptIn, check_limits, to_segments
@@ -239,7 +240,10 @@ class ReliabilityService:
         self, pending: deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]]
     ) -> AnalysisResult:
         prepared, job = pending.popleft()
-        kept, stats = self.compute(prepared) if job is None else job.result()
+        try:
+            kept, stats = self.compute(prepared) if job is None else job.result()
+        except BrokenProcessPool as exc:
+            raise WorkerError(f"a worker process died while analysing {prepared.transcript_id!r}: {exc}") from exc
         return self.finish(prepared, kept, stats)
 
     def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
