@@ -77,15 +77,15 @@ def windows_of(
         norms = [t.norm for t in toks]
         stop = [n in stopwords for n in norms]
         n, base = len(norms), si << _SEG_SHIFT
-        for i in range(n):
-            key = ""
-            content = False
-            for d in range(min(max_tokens, n - i)):
-                key += norms[i + d]
-                if len(key) > max_chars:
-                    break
-                content = content or not stop[i + d]
-                if not content:  # "of the", "and a": function words alone are never a name
+        # level by level: the windows of d + 1 tokens extend those of d by the next token
+        keys, content = norms, [not x for x in stop]
+        for d in range(min(max_tokens, n)):
+            if d:
+                keys = [k + t for k, t in zip(keys, norms[d:], strict=False)]
+                content = [c or not x for c, x in zip(content, stop[d:], strict=False)]
+            for i, key in enumerate(keys):
+                # "of the", "and a": function words alone are never a name; keys only grow with d
+                if not content[i] or len(key) > max_chars:
                     continue
                 packed = base | (i << _TOK_SHIFT) | d
                 bucket = by_key.get(key)

@@ -71,16 +71,15 @@ class CanonicalEntry:
     entity_type: str
     rank: int
     spoken: str = ""
+    # Normalised form matched against the transcript (words kept apart), and its compact form:
+    # what windows are matched against and, for a written value, what the S2 gate compares.
+    norm: str = field(init=False, repr=False, compare=False)
+    key: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def norm(self) -> str:
-        """Normalised form matched against the transcript (words kept apart)."""
-        return normalise(self.spoken or self.value)
-
-    @property
-    def key(self) -> str:
-        """Compact form matched against windows; for a written value, what the S2 gate compares."""
-        return compact(self.spoken or self.value)
+    def __post_init__(self) -> None:
+        """Derive the matching forms once: spotting reads them for every window of the transcript."""
+        object.__setattr__(self, "norm", normalise(self.spoken or self.value))
+        object.__setattr__(self, "key", self.norm.replace(" ", ""))
 
 
 @dataclass
