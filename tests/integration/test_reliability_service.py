@@ -102,3 +102,33 @@ def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtim
     assert enricher.fetch_canonical_entities("tb").lists == {"orgs": ["Danaher"]}
     service.index_entities("ta", {"orgs": ["Beckman"]})  # re-indexing replaces, never accumulates
     assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Beckman"]}
+
+
+def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local(runtime: Runtime) -> None:
+    from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+    from namesake.corrections_memory.reader import CorrectionsMemoryReader
+    from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+
+    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
+    writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, runtime.settings)
+    writer.record(CorrectionInput(user_id="bob", entity_type="ORG", original="Zorblax", final="Meetnoo"))
+    service = ReliabilityService(runtime, booster=CorrectionsMemoryReader(runtime.vectors, runtime.embedder,
+                                                                          runtime.settings))  # fmt: skip
+    batch = [
+        _transcript(f"m{i}", user_id="bob" if i == 2 else "alice",
+                    segments=[{"id": "1", "text": "Reiner Blair met Zorblax and the Cytova team."}])
+        for i in range(4)
+    ]  # fmt: skip
+    assert [service.needs_ports(service.prepare(t)) for t in batch] == [False, False, True, False]
+
+    def view(results: list) -> list:  # type: ignore[type-arg]
+        return [(r.transcript_id, [(s["original"], s["final"], s["status"], s["confidence"]) for s in r.suggestions])
+                for r in results]  # fmt: skip
+
+    one_by_one = view([service.analyze(t) for t in batch])
+    parallel = view(list(service.analyze_many(batch, workers=2)))
+    assert parallel == one_by_one
+    assert [tid for tid, _ in parallel] == ["m0", "m1", "m2", "m3"]
+    bob = dict(parallel)["m2"]
+    assert ("Zorblax", "Meetnoo") in {(o, f) for o, f, _, _ in bob}  # the memory ran, in this process
+    assert ("Zorblax", "Meetnoo") not in {(o, f) for o, f, _, _ in dict(parallel)["m0"]}
