@@ -20,6 +20,14 @@ FILE_SETTINGS: dict[str, dict[str, str]] = {
         "RELIABILITY_CANDIDATE_MIN_SIMILARITY": "0.6",
     }
 }
+
+
+def file_settings(name: str) -> dict[str, str]:
+    """The settings of a bench file, by the dataset its name starts with ("librispeech-other.jsonl.gz" too)."""
+    base = Path(name).name.lower()
+    return next((v for k, v in FILE_SETTINGS.items() if base.startswith(k)), {})
+
+
 BENCH_DATA = Path(os.environ.get("NAMESAKE_BENCH_DATA", ROOT.parent / "shared" / "bench-data"))
 
 

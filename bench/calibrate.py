@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from _common import BENCH_DATA, FILE_SETTINGS, ROOT, bench_file
+from _common import BENCH_DATA, ROOT, bench_file, file_settings
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
@@ -47,7 +47,7 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
 
     stem = path.name.split(".")[0]
     # the same per-file settings as bench/quality.py
-    overrides = {k.lower(): v for k, v in FILE_SETTINGS.get(stem, {}).items()}
+    overrides = {k.lower(): v for k, v in file_settings(path.name).items()}
     settings = Settings(llm_provider="none", **overrides)
     rows = []
     with gzip.open(path, "rt") as fh:
