@@ -51,6 +51,16 @@ class UniversalSentenceEncoder:
         self._model: object | None = None
         self._lock = threading.Lock()
 
+    def load_in_background(self) -> None:
+        """Start loading the weights now, on a thread: start-up opens the database meanwhile."""
+        threading.Thread(target=self._load_quietly, name="use-load", daemon=True).start()
+
+    def _load_quietly(self) -> None:
+        try:
+            self._load()
+        except Exception:  # the first embed() loads again and reports the error
+            return
+
     def _load(self) -> object:
         with self._lock:  # the first call loads weights (~2 s); do it once
             if self._model is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from namesake.db import Database, open_database
-from namesake.embeddings import Embedder, build_embedder
+from namesake.embeddings import Embedder, UniversalSentenceEncoder, build_embedder
 from namesake.llm import LLMProvider, build_llm
 from namesake.settings import Settings
 from namesake.vectors import VectorStore, open_vector_store
@@ -29,6 +29,9 @@ class Runtime:
 
 def open_runtime(settings: Settings) -> Runtime:
     """Open everything; on a failure part-way, close what was opened before re-raising."""
+    embedder = build_embedder(settings)
+    if isinstance(embedder, UniversalSentenceEncoder):
+        embedder.load_in_background()  # ~1.5 s of weights, while PostgreSQL starts
     db = open_database(settings)
     try:
         vectors = open_vector_store(settings)
@@ -36,7 +39,7 @@ def open_runtime(settings: Settings) -> Runtime:
         db.close()
         raise
     try:
-        return Runtime(settings, db, vectors, build_embedder(settings), build_llm(settings))
+        return Runtime(settings, db, vectors, embedder, build_llm(settings))
     except BaseException:
         vectors.close()
         db.close()
