@@ -231,11 +231,13 @@ def spot_candidates(
             hits[(key_index[key], ei)]["acronym_spelled"] = 1.0
 
     out: list[Candidate] = []
+    entry_tokens = [len(e.norm.split()) for e in entries]
     for (wi, ei), signals in hits.items():
-        entry = entries[ei]
+        entry, n_entry = entries[ei], entry_tokens[ei]
+        spelled = "acronym_spelled" in signals
         for w in index.windows(keys[wi]):
-            n_window, n_entry = w.last - w.first + 1, len(entry.norm.split())
-            if abs(n_window - n_entry) > 1 and "acronym_spelled" not in signals:
+            n_window = w.last - w.first + 1
+            if abs(n_window - n_entry) > 1 and not spelled:
                 continue
             cand = _candidate(segments, tokens, w, entry.value, entry.entity_type, "rag")
             if cand is None:
