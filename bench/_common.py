@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # Per-file settings, as a deployment would set them: LibriSpeech comes with whole-chapter biasing lists
@@ -37,6 +38,23 @@ def bench_file(name: str) -> Path:
     if not path.exists():
         sys.exit(f"benchmark data not found: {path} (set NAMESAKE_BENCH_DATA)")
     return path
+
+
+def right_entity_changes(seg: dict[str, Any], new: str, edits: list[Any]) -> tuple[int, int]:
+    """(repaired, broken) right entities of a segment after an edit, by the yardstick's own entity_ok.
+
+    A right entity the yardstick counts broken as written ("Q and A" for Q&A) is repaired when the
+    edit makes it match, and never counted broken again.
+    """
+    sys.path.insert(0, str(BENCH_DATA))
+    from score import entity_ok
+
+    right = seg["correct"] + seg["format_diffs"]
+    before = [entity_ok(g, seg["text"], []) for g in right]
+    after = [entity_ok(g, new, edits) for g in right]
+    repaired = sum(a and not b for a, b in zip(after, before, strict=True))
+    broken = sum(b and not a for a, b in zip(after, before, strict=True))
+    return repaired, broken
 
 
 def fresh_env(**extra: str) -> dict[str, str]:

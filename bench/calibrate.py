@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from _common import BENCH_DATA, ROOT, bench_file, file_settings
+from _common import BENCH_DATA, ROOT, bench_file, file_settings, right_entity_changes
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
@@ -64,14 +64,11 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
                     seg["text"], [{"start_char": c.start_char, "end_char": c.end_char, "final": c.final}]
                 )
                 fixes = sum(entity_ok(g, new, edits) for g in seg["errors"])
-                right = seg["correct"] + seg["format_diffs"]
-                before = [entity_ok(g, seg["text"], []) for g in right]  # "Q and A" for Q&A is broken before any edit
-                breaks = sum(ok and not entity_ok(g, new, edits) for g, ok in zip(right, before, strict=True))
-                repairs = sum(not ok and entity_ok(g, new, edits) for g, ok in zip(right, before, strict=True))
+                repairs, breaks = right_entity_changes(seg, new, edits)
                 # the yardstick widens an entity to the edit that touches it: "thank you Marcus" → "thank Markus"
                 # counts as a fix, yet deletes a word; a fix must make the words closer to what was said
                 ref = words(seg["reference"])
-                worse = Levenshtein.distance(words(new), ref) >= Levenshtein.distance(words(seg["text"]), ref)
+                not_better = Levenshtein.distance(words(new), ref) >= Levenshtein.distance(words(seg["text"]), ref)
                 rows.append(
                     {
                         "file": stem,
@@ -82,7 +79,7 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
                         "fixes": fixes,
                         "repairs": repairs,
                         "breaks": breaks,
-                        "worse": worse,
+                        "not_better": not_better,
                     }
                 )
             print(f"\r{path.name}: {n} transcripts, {len(rows)} candidates", end="", file=sys.stderr)
@@ -93,7 +90,7 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
 def outcome(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, float]:
     """What the pipeline would do with these probabilities: best reading per span, then the thresholds."""
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    auto_n = helpful = fixed = broken = worse = pending_fixes = 0
+    auto_n = helpful = fixed = broken = not_better = pending_fixes = 0
     for i in sorted(range(len(rows)), key=lambda i: -p[i]):
         if p[i] < suggest:
             break
@@ -106,7 +103,7 @@ def outcome(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: flo
             helpful += rows[i]["fixes"] > 0
             fixed += rows[i]["fixes"] + rows[i]["repairs"]
             broken += rows[i]["breaks"]
-            worse += rows[i]["worse"]
+            not_better += rows[i]["not_better"]
         else:
             pending_fixes += rows[i]["fixes"]
     return {
@@ -114,7 +111,7 @@ def outcome(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: flo
         "precision_auto": helpful / auto_n if auto_n else 0.0,
         "net_fixed_auto": fixed - broken,
         "broken_auto": broken,
-        "worse_auto": worse,
+        "not_better_auto": not_better,
         "oracle_fixes": fixed - broken + pending_fixes,
     }
 
@@ -155,7 +152,7 @@ def main() -> None:
     rows = [r for name in a.files for r in labelled_candidates(bench_file(name))]
     features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
     x = np.array([[r["signals"].get(f, 0.0) for f in features] for r in rows])
-    y = np.array([int(r["fixes"] + r["repairs"] > 0 and r["breaks"] == 0 and not r["worse"]) for r in rows])
+    y = np.array([int(r["fixes"] + r["repairs"] > 0 and r["breaks"] == 0 and not r["not_better"]) for r in rows])
     weight = np.array([BREAK_WEIGHT if r["breaks"] else 1.0 for r in rows])
     groups = np.array([r["group"] for r in rows])
 
@@ -175,7 +172,7 @@ def main() -> None:
             o = outcome(sub, held_out[idx], thr, 0.1)
             print(
                 f"| {stem} | {thr} | {o['auto']} | {o['precision_auto']:.3f} | {o['net_fixed_auto']} | "
-                f"{o['broken_auto']} | {o['worse_auto']} | {o['oracle_fixes']} |"
+                f"{o['broken_auto']} | {o['not_better_auto']} | {o['oracle_fixes']} |"
             )
 
     model = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x, y, sample_weight=weight)

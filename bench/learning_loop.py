@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from _common import BENCH_DATA, bench_file, score
+from _common import BENCH_DATA, bench_file, right_entity_changes, score
 from namesake.api.app import create_app
 from namesake.reliability.candidates import function_words
 from namesake.settings import Settings
@@ -36,21 +36,11 @@ TYPES = {"PERSON": "PERSON", "ORG": "ORG", "GPE": "LOCATION", "LOC": "LOCATION",
 
 
 def judge(seg: dict[str, Any], s: dict[str, Any]) -> tuple[int, int]:
-    """(entities fixed, right entities broken) if this suggestion alone were applied.
-
-    A right entity the yardstick counts broken as written ("Q and A" for Q&A) is fixed when the
-    suggestion repairs it, and not counted broken when it was broken already.
-    """
+    """(entities fixed, right entities broken) if this suggestion alone were applied."""
     new, edits = yardstick.apply(seg["text"], [s])
     subs = [g for g in seg["errors"] if g.get("kind") != "deletion"]
-    right = seg["correct"] + seg["format_diffs"]
-    before = [yardstick.entity_ok(g, seg["text"], []) for g in right]
-    after = [yardstick.entity_ok(g, new, edits) for g in right]
-    fixes = sum(yardstick.entity_ok(g, new, edits) for g in subs) + sum(
-        a and not b for a, b in zip(after, before, strict=True)
-    )
-    breaks = sum(b and not a for a, b in zip(after, before, strict=True))
-    return fixes, breaks
+    repaired, broken = right_entity_changes(seg, new, edits)
+    return sum(yardstick.entity_ok(g, new, edits) for g in subs) + repaired, broken
 
 
 def review_first_half(client: TestClient, t: dict[str, Any], segs: list[dict[str, Any]], user: str) -> dict[str, int]:

@@ -124,20 +124,16 @@ def analyze(
             task = progress.add_task("analysing", total=len(transcripts))
             if workers == 0:
                 workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
-            results = reliability.analyze_many(transcripts, user_id=user, workers=workers)
-            while True:
-                try:
-                    result = next(results)
-                except StopIteration:
-                    break
-                except NamesakeError as exc:
-                    raise _fail(exc) from exc
-                if fmt is OutputFormat.jsonl:
-                    sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
-                    sys.stdout.flush()
-                else:
-                    out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
-                progress.advance(task)
+            try:
+                for result in reliability.analyze_many(transcripts, user_id=user, workers=workers):
+                    if fmt is OutputFormat.jsonl:
+                        sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
+                        sys.stdout.flush()
+                    else:
+                        out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+                    progress.advance(task)
+            except NamesakeError as exc:
+                raise _fail(exc) from exc
 
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str, Any]]) -> Table:

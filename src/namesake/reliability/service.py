@@ -38,6 +38,10 @@ class PreparedAnalysis:
     seconds: float
 
 
+# Transcripts prepared in order, each with its stages running in a worker (or None: run here, needs the ports).
+_Pending = deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]]
+
+
 @dataclass
 class AnalysisResult:
     """One analysed transcript, in the predictions format of the benchmark and the API."""
@@ -219,7 +223,7 @@ class ReliabilityService:
             return
         # spawn, not fork: this process holds database connections and the vector store's threads
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        pending: deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]] = deque()
+        pending: _Pending = deque()
         try:
             for t in transcripts:
                 prepared = self.prepare(t, user_id=user_id)
@@ -236,9 +240,7 @@ class ReliabilityService:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _finish_next(
-        self, pending: deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]]
-    ) -> AnalysisResult:
+    def _finish_next(self, pending: _Pending) -> AnalysisResult:
         prepared, job = pending.popleft()
         try:
             kept, stats = self.compute(prepared) if job is None else job.result()
