@@ -16,11 +16,9 @@ import time
 from pathlib import Path
 
 from _common import BENCH_DATA, bench_file, fresh_env
-from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.reliability.inputs import TranscriptIn
-from namesake.reliability.service import ReliabilityService
 from namesake.runtime import open_runtime
+from namesake.services import build_services
 from namesake.settings import Settings
 
 
@@ -57,8 +55,7 @@ def latency(runs: int, transcripts: list[dict]) -> None:
     entries = sum(len(v) for v in data["canonical_entities"].values())
     settings = Settings(namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")), llm_provider="none")
     runtime = open_runtime(settings)
-    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, settings).ensure_collection()
-    service = ReliabilityService(runtime, CorrectionsMemoryReader(runtime.vectors, runtime.embedder, settings))
+    service = build_services(runtime).reliability
     service.analyze(TranscriptIn.model_validate(data))  # warm-up: model load, entity indexing
     without = TranscriptIn.model_validate({**data, "canonical_entities": None})
     totals, stages = [], {}

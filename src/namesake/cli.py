@@ -21,8 +21,7 @@ from namesake.errors import NamesakeError
 from namesake.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from namesake.reliability.service import ReliabilityService
-    from namesake.runtime import Runtime
+    from namesake.services import Services
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
@@ -115,7 +114,7 @@ def analyze(
     except NamesakeError as exc:
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
-    with _open_services(settings) as (_runtime, reliability):
+    with _open_services(settings) as services:
         progress = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             console=err, disable=len(transcripts) < 2,
@@ -125,7 +124,7 @@ def analyze(
             if workers == 0:
                 workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
             try:
-                for result in reliability.analyze_many(transcripts, user_id=user, workers=workers):
+                for result in services.reliability.analyze_many(transcripts, user_id=user, workers=workers):
                     if fmt is OutputFormat.jsonl:
                         sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
                         sys.stdout.flush()
@@ -149,21 +148,17 @@ def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str,
 
 
 @contextmanager
-def _open_services(settings: Settings) -> Iterator[tuple[Runtime, ReliabilityService]]:
-    """Open the runtime and the services over it; close everything on the way out."""
-    from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-    from namesake.corrections_memory.reader import CorrectionsMemoryReader
-    from namesake.reliability.service import ReliabilityService
+def _open_services(settings: Settings) -> Iterator[Services]:
+    """Open the runtime and the services over it (build_services, as the API does); close everything on the way out."""
     from namesake.runtime import open_runtime
+    from namesake.services import build_services
 
     try:
         runtime = open_runtime(settings)
     except NamesakeError as exc:
         raise _fail(exc) from exc
     try:
-        CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, settings).ensure_collection()
-        reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, settings)
-        yield runtime, ReliabilityService(runtime, booster=reader)
+        yield build_services(runtime)
     except NamesakeError as exc:
         raise _fail(exc) from exc
     finally:
@@ -185,16 +180,16 @@ def _bar() -> Progress:
 
 
 def _run_job(
-    name: str, label: str, total: Callable[[Runtime], int], run: Callable[[Runtime, Callable[[int], None]], Any]
+    name: str, label: str, total: Callable[[Services], int], run: Callable[[Services, Callable[[int], None]], Any]
 ) -> None:
     """Run one job with a progress bar and a summary table; exit 3 when another runner holds it."""
     from namesake.jobs.runner import JobAlreadyRunningError
 
     settings = _settings()
-    with _open_services(settings) as (runtime, _), _bar() as bar:
-        task = bar.add_task(label, total=total(runtime))
+    with _open_services(settings) as services, _bar() as bar:
+        task = bar.add_task(label, total=total(services))
         try:
-            outcome = run(runtime, lambda n: bar.advance(task, n))
+            outcome = run(services, lambda n: bar.advance(task, n))
         except JobAlreadyRunningError as exc:
             err.print(f"skipped: {exc.message}")
             raise typer.Exit(3) from exc
@@ -205,40 +200,36 @@ def _run_job(
 def jobs_promote() -> None:
     """Promote frequent corrections whose quarantine ended to canonical vocabulary (exit 3 if already running)."""
     from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
-    from namesake.jobs import tasks
 
     _run_job(
         "promotion",
         "promoting",
-        lambda rt: CorrectionsMemoryPromotion(rt.db, rt.vectors, rt.settings).count_eligible(),
-        lambda rt, progress: tasks.promote(rt, progress=progress),
+        lambda sv: CorrectionsMemoryPromotion(sv.runtime.db, sv.runtime.vectors, sv.runtime.settings).count_eligible(),
+        lambda sv, progress: sv.promote(progress),
     )
 
 
 @jobs_app.command("reconcile")
 def jobs_reconcile() -> None:
     """Make the corrections index agree with PostgreSQL (exit 3 if already running)."""
-    from namesake.jobs import tasks
     from namesake.settings import CORRECTIONS_COLLECTION
 
     _run_job(
         "reconciliation",
         "scanning points",
-        lambda rt: rt.vectors.count(CORRECTIONS_COLLECTION),
-        lambda rt, progress: tasks.reconcile(rt, progress=progress),
+        lambda sv: sv.runtime.vectors.count(CORRECTIONS_COLLECTION),
+        lambda sv, progress: sv.reconcile(progress),
     )
 
 
 @users_app.command("erase")
 def users_erase(user_id: Annotated[str, typer.Argument(help="The user whose data is erased.")]) -> None:
     """Erase everything of USER_ID in PostgreSQL and Qdrant; prints the receipt (remaining must be 0)."""
-    from namesake.jobs import tasks
-
     settings = _settings()
-    with _open_services(settings) as (runtime, _), _bar() as bar:
+    with _open_services(settings) as services, _bar() as bar:
         task = bar.add_task(f"erasing {user_id}", total=None)
         try:
-            receipt = tasks.erase_user(runtime, user_id, progress=lambda _k, n: bar.advance(task, n))
+            receipt = services.erase_user(user_id, progress=lambda _k, n: bar.advance(task, n))
         except NamesakeError as exc:
             raise _fail(exc) from exc
     out.print_json(data=receipt.as_json())
@@ -257,7 +248,8 @@ def demo() -> None:
     from namesake.reliability.files import parse_transcript
 
     settings = _settings()
-    with _open_services(settings) as (runtime, reliability):
+    with _open_services(settings) as services:
+        runtime, reliability = services.runtime, services.reliability
         err.print(
             f"embedded stack: PostgreSQL {'(pgserver)' if runtime.db.embedded else '(DATABASE_URL)'}, "
             f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
@@ -280,4 +272,4 @@ def main() -> None:  # pragma: no cover - console entry point
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from namesake.errors import ConfigurationError, StoreError
+from namesake.errors import ConfigurationError, ConflictError, StoreError
 from namesake.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -84,14 +84,23 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """One unit of work: commit on success, roll back on any error."""
-        with self.sessions() as s:
-            try:
-                yield s
-                s.commit()
-            except BaseException:
-                s.rollback()
-                raise
+        """One unit of work: commit on success, roll back on any error; the one place database errors are translated.
+
+        A constraint violation leaves as ConflictError, any other database error as StoreError, whether it
+        happened in the body or at commit.
+        """
+        try:
+            with self.sessions() as s:
+                try:
+                    yield s
+                    s.commit()
+                except BaseException:
+                    s.rollback()
+                    raise
+        except IntegrityError as exc:
+            raise ConflictError("the write conflicts with data already stored") from exc
+        except SQLAlchemyError as exc:
+            raise StoreError(f"PostgreSQL: {exc}") from exc
 
     def ping(self) -> None:
         """Raise StoreError unless PostgreSQL answers a trivial query."""

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-
-from namesake.corrections_memory.decision import WriteOutcome
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
-from namesake.db import Database
-from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError, NotFoundError, StoreError
-from namesake.models import Suggestion, Transcript
-from namesake.reliability.service import ensure_transcript, suggestion_json
+from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.transcripts import ManualSpan, TranscriptStore
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[str, set[str]] = {
@@ -61,29 +54,16 @@ class ManualFix:
 class ReviewService:
     """Applies review decisions to suggestions and records the corrections they teach."""
 
-    def __init__(self, db: Database, writer: CorrectionMemoryWriter, max_final_chars: int = 500) -> None:
-        self.db, self.writer, self.max_final_chars = db, writer, max_final_chars
+    def __init__(
+        self, transcripts: TranscriptStore, writer: CorrectionMemoryWriter, max_final_chars: int = 500
+    ) -> None:
+        self.transcripts, self.writer, self.max_final_chars = transcripts, writer, max_final_chars
 
     def _check_final(self, final: str) -> None:
         if len(final) > self.max_final_chars:
             raise InputTooLargeError(
                 f"final has {len(final)} characters, the limit is {self.max_final_chars}", field="final"
             )
-
-    def _load(self, suggestion_id: str, transcript_id: str) -> tuple[Suggestion, str]:
-        try:
-            sid = uuid.UUID(suggestion_id)
-        except ValueError as exc:
-            raise NotFoundError(f"suggestion {suggestion_id!r} not found", field="suggestion_id") from exc
-        with self.db.session() as s:
-            row = s.execute(
-                select(Suggestion, Transcript.user_id)
-                .join(Transcript, Transcript.id == Suggestion.transcript_id)
-                .where(Suggestion.id == sid, Suggestion.transcript_id == transcript_id)
-            ).first()
-        if row is None:  # another transcript's suggestion is as invisible as a missing one
-            raise NotFoundError(f"suggestion {suggestion_id!r} not found in transcript {transcript_id!r}")
-        return row[0], row[1]
 
     def decide(self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None) -> ReviewResult:
         """accept | edit (with final) | reject; the memory is written before the status, so a retry replays."""
@@ -93,15 +73,15 @@ class ReviewService:
             raise InvalidInputError("edit needs a non-empty final", field="final")
         if final is not None:
             self._check_final(final)
-        sugg, user_id = self._load(suggestion_id, transcript_id)
+        sugg = self.transcripts.load_suggestion(suggestion_id, transcript_id)
         new_final = final.strip() if action == "edit" and final else sugg.final
         if not check_transition(sugg.status, action, same_final=new_final == sugg.final):
-            return ReviewResult(suggestion_json(sugg), None)
+            return ReviewResult(sugg.as_json, None)
         memory: str | None = None
         if action != "reject":
             result = self.writer.record(
                 CorrectionInput(
-                    user_id=user_id,
+                    user_id=sugg.user_id,
                     entity_type=sugg.entity_type,
                     original=sugg.original,
                     final=new_final,
@@ -111,21 +91,12 @@ class ReviewService:
                 )
             )
             memory = result.outcome.value
-        try:
-            with self.db.session() as s:
-                row = s.get(Suggestion, sugg.id, with_for_update=True)
-                assert row is not None
-                if row.status != sugg.status:  # decided meanwhile by another request
-                    check_transition(row.status, action, same_final=new_final == row.final)
-                    return ReviewResult(suggestion_json(row), memory)
-                row.status, row.final, row.decided_at = ACTION_STATUS[action], new_final, func.now()
-                s.flush()
-                s.refresh(row)
-                return ReviewResult(suggestion_json(row), memory)
-        except IntegrityError as exc:
-            raise ConflictError("another suggestion of this span already has that final", field="final") from exc
-        except SQLAlchemyError as exc:
-            raise StoreError(f"PostgreSQL: {exc}") from exc
+
+        def judge_race(status: str, current_final: str) -> None:
+            check_transition(status, action, same_final=new_final == current_final)
+
+        row = self.transcripts.set_decision(sugg, status=ACTION_STATUS[action], final=new_final, on_race=judge_race)
+        return ReviewResult(row, memory)
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested, as a validated suggestion plus a memory write."""
@@ -137,11 +108,8 @@ class ReviewService:
                 raise InvalidInputError("original does not match segment_text at the span", field="original")
         elif fix.end_char <= fix.start_char:
             raise InvalidInputError("end_char must be after start_char", field="end_char")
-        try:
-            with self.db.session() as s:  # ownership first: nothing is remembered for a transcript not theirs
-                ensure_transcript(s, fix.transcript_id, fix.user_id, None)
-        except SQLAlchemyError as exc:
-            raise StoreError(f"PostgreSQL: {exc}") from exc
+        # ownership first: nothing is remembered for a transcript not theirs
+        self.transcripts.register(fix.transcript_id, fix.user_id)
         result = self.writer.record(
             CorrectionInput(
                 user_id=fix.user_id,
@@ -155,34 +123,8 @@ class ReviewService:
                 end_char=fix.end_char,
             )
         )
-        try:
-            with self.db.session() as s:
-                row = s.scalar(
-                    select(Suggestion).where(
-                        Suggestion.transcript_id == fix.transcript_id,
-                        Suggestion.segment_id == fix.segment_id,
-                        Suggestion.start_char == fix.start_char,
-                        Suggestion.end_char == fix.end_char,
-                        Suggestion.final == fix.final,
-                    )
-                )
-                if row is None:
-                    row = Suggestion(
-                        transcript_id=fix.transcript_id, segment_id=fix.segment_id, start_char=fix.start_char,
-                        end_char=fix.end_char, original=fix.original, final=fix.final, entity_type=fix.entity_type,
-                        confidence=1.0, signals={"manual": 1.0}, status="validated", source="manual",
-                        decided_at=func.now(),
-                    )  # fmt: skip
-                    s.add(row)
-                else:
-                    row.status, row.decided_at = "validated", func.now()
-                s.flush()
-                s.refresh(row)
-                return ReviewResult(suggestion_json(row), result.outcome.value)
-        except SQLAlchemyError as exc:
-            raise StoreError(f"PostgreSQL: {exc}") from exc
-
-
-def memory_outcomes() -> list[str]:
-    """Label values of the memory-write metric."""
-    return [o.value for o in WriteOutcome]
+        row = self.transcripts.save_manual(
+            ManualSpan(fix.transcript_id, fix.segment_id, fix.start_char, fix.end_char, fix.original, fix.final,
+                       fix.entity_type)
+        )  # fmt: skip
+        return ReviewResult(row, result.outcome.value)

@@ -63,11 +63,6 @@ def tokenize(text: str) -> list[Token]:
     ]
 
 
-def phonetic_key(text: str, language: str = "en") -> str:
-    """Sound-alike key of a whole span, English metaphone ("Mitnou" / "MeetNoo" → MTN)."""
-    return compact_phonetic_key(compact(text), language)
-
-
 def phonetic_keys(text: str, language: str = "en") -> tuple[str, ...]:
     """Every sound-alike key for the language: French meetings also get a French key (brands stay English)."""
     joined = compact(text)
@@ -84,28 +79,12 @@ def compact_phonetic_keys(joined: str, language: str = "en") -> tuple[str, ...]:
     return (english,)
 
 
-def compact_phonetic_key(joined: str, language: str = "en") -> str:
-    """The first (English) key of an already compact string."""
-    return str(jellyfish.metaphone(joined)) if joined else ""
-
-
 @lru_cache(maxsize=200_000)
 def french_phonetic_key(joined: str) -> str:
     """French soundex-like key (phonetic-fr): "Mitnou" / "Mitnoux" → MITNOU."""
     import phonetic_fr
 
     return str(phonetic_fr.phonetic(joined))
-
-
-def spelled_letters(tokens: list[str]) -> str | None:
-    """Letters spelled by a run of letter names ("a", "see" → "ac"), or None if any token is not one."""
-    letters = []
-    for t in tokens:
-        letter = LETTER_NAMES.get(t)
-        if letter is None:
-            return None
-        letters.append(letter)
-    return "".join(letters)
 
 
 @lru_cache(maxsize=200_000)

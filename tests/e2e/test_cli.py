@@ -51,6 +51,7 @@ def test_analyze_table_format(env: dict[str, str], tmp_path: Path) -> None:
     assert "Rainer" in result.stdout and "cli-1" in result.stdout
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_output_in_the_same_order(env: dict[str, str], tmp_path: Path) -> None:
     path = tmp_path / "many.jsonl"
     texts = ["Reiner Blair thanked the Cytova team.", "Nothing to see here.", "Cytova and Reiner again."]

@@ -11,7 +11,7 @@ from sqlalchemy import func, select, text
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.decision import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.service import list_corrections, record_correction
+from namesake.corrections_memory.service import list_corrections
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.errors import DimensionMismatchError, StoreError
 from namesake.models import CorrectionMirror
@@ -66,8 +66,8 @@ def test_twenty_threads_recording_the_same_correction_leave_one_row_and_one_poin
 
 def test_the_same_suggestion_accepted_twice_is_a_replay(memory: Runtime) -> None:
     writer = _writer(memory)
-    first = record_correction(writer=writer, correction=_fix(source_suggestion_id="sug-1"))
-    again = record_correction(writer=writer, correction=_fix(source_suggestion_id="sug-1"))
+    first = writer.record(_fix(source_suggestion_id="sug-1"))
+    again = writer.record(_fix(source_suggestion_id="sug-1"))
     assert (first.outcome, again.outcome) == (WriteOutcome.NEW, WriteOutcome.REPLAY)
     assert again.frequency == 1 and _active_rows(memory)[0].frequency == 1
 
@@ -119,6 +119,7 @@ def test_reinforcement_never_merges_a_changed_value(memory: Runtime) -> None:
     assert sorted((r.final, r.frequency) for r in _active_rows(memory)) == [("3 vélos", 2), ("4 vélos", 1)]
 
 
+@pytest.mark.slow
 def test_no_boost_ever_crosses_users(memory: Runtime) -> None:
     writer = _writer(memory)
     users = [f"user{i:04d}" for i in range(1000)]

@@ -197,9 +197,10 @@ def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> No
 def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: Runtime) -> None:
     from namesake.jobs.runner import run_exclusive
     from namesake.jobs.scheduler import start_scheduler
+    from namesake.services import build_services
 
     settings = memory.settings.model_copy(update={"reliability_corrections_memory_promo_run_hour_utc": 4})
-    scheduler = start_scheduler(Runtime(settings, memory.db, memory.vectors, memory.embedder, None))
+    scheduler = start_scheduler(build_services(Runtime(settings, memory.db, memory.vectors, memory.embedder, None)))
     try:
         jobs = {j.id: j for j in scheduler.get_jobs()}
         assert set(jobs) == {"promotion", "reconciliation"}

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from namesake.canonical_index import ReliabilityRagEnricher
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.models import Suggestion
-from namesake.reliability.canonical import ReliabilityRagEnricher, chunk_payloads
+from namesake.reliability.canonical import chunk_payloads
 from namesake.reliability.inputs import TranscriptIn
 from namesake.reliability.service import ReliabilityService
 from namesake.runtime import Runtime

@@ -10,6 +10,7 @@ from sqlalchemy import create_engine, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from namesake.db import Database, downgrade, sqlalchemy_url, upgrade
+from namesake.errors import ConflictError
 from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
 from tests.conftest import _scratch_database
 
@@ -43,8 +44,9 @@ def test_second_active_correction_for_same_original_is_rejected(db: Database) ->
         s.add(User(id="u1"))
         s.flush()
         s.add(_correction("u1", "mitnou"))
-    with pytest.raises(IntegrityError), db.session() as s:
+    with pytest.raises(ConflictError) as err, db.session() as s:
         s.add(_correction("u1", "mitnou"))
+    assert isinstance(err.value.__cause__, IntegrityError)  # the constraint, translated once by the session
     with db.session() as s:  # superseded rows may pile up beside the active one
         s.add(_correction("u1", "mitnou", status="superseded"))
     with db.session() as s:
@@ -76,8 +78,9 @@ def test_re_analysing_cannot_duplicate_a_suggestion(db: Database) -> None:
         s.add(Transcript(id="t", user_id="u"))
     with db.session() as s:
         s.add(_suggestion("t"))
-    with pytest.raises(IntegrityError), db.session() as s:
+    with pytest.raises(ConflictError) as err, db.session() as s:
         s.add(_suggestion("t"))
+    assert isinstance(err.value.__cause__, IntegrityError)
 
 
 def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> None:

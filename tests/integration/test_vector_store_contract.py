@@ -22,10 +22,40 @@ from namesake.vectors.server import ServerVectorStore
 DIM = 8
 
 
+class LocalModeStore(ServerVectorStore):
+    """The server adapter over qdrant-client's local mode, which accepts and ignores payload indexes.
+
+    It remembers the indexes asked for, so the contract reads the same as on a server.
+    """
+
+    def __init__(self) -> None:
+        from qdrant_client import QdrantClient
+
+        super().__init__(QdrantClient(location=":memory:"))
+        self.indexes: dict[str, dict[str, str]] = {}
+
+    def payload_indexes(self, name: str) -> dict[str, str]:
+        """What was asked for; a missing collection raises like the server."""
+        self.count(name)
+        return dict(self.indexes.get(name, {}))
+
+    def ensure_payload_index(self, name: str, field_name: str, kind: str, *, tenant: bool = False) -> bool:  # type: ignore[override]
+        """Remember the index (local mode has none to create)."""
+        if field_name in self.payload_indexes(name):
+            return False
+        self.indexes.setdefault(name, {})[field_name] = kind
+        return True
+
+    def drop_collection(self, name: str) -> bool:
+        """Forget its indexes too."""
+        self.indexes.pop(name, None)
+        return super().drop_collection(name)
+
+
 @pytest.fixture(params=["edge", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
     s: VectorStore = (
-        EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else ServerVectorStore.connect(":memory:")
+        EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else LocalModeStore()
     )
     yield s
     s.close()

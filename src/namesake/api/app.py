@@ -12,30 +12,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from namesake import __version__
 from namesake.api import errors
-from namesake.api.deps import Services, require_key
-from namesake.api.metrics import Metrics
+from namesake.api.deps import require_key
 from namesake.api.routes import health, jobs, suggestions, transcripts, users
-from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.writer import CorrectionMemoryWriter
 from namesake.jobs.scheduler import start_scheduler
-from namesake.reliability.service import ReliabilityService
-from namesake.review import ReviewService
+from namesake.metrics import Metrics
 from namesake.runtime import Runtime, open_runtime
+from namesake.services import build_services
 from namesake.settings import Settings
-
-
-def build_services(runtime: Runtime, metrics: Metrics) -> Services:
-    """Wire the services over one runtime (bootstrap first: a DIM_MISMATCH stops start-up here)."""
-    s = runtime.settings
-    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, s).ensure_collection()
-    reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s)
-    writer = CorrectionMemoryWriter(
-        runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=metrics.compensations.inc
-    )
-    return Services(
-        runtime, ReliabilityService(runtime, reader), ReviewService(runtime.db, writer, s.max_final_chars), metrics
-    )
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
@@ -48,9 +31,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         rt = runtime or open_runtime(settings)
         scheduler = None
         try:
-            app.state.services = build_services(rt, metrics)
+            app.state.services = services = build_services(rt, metrics)
             if settings.jobs_enabled:
-                scheduler = start_scheduler(rt, on_alert=lambda n: metrics.promotion_alerts.inc())
+                scheduler = start_scheduler(services)
             yield
         finally:
             if scheduler is not None:

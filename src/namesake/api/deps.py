@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from namesake.api.metrics import Metrics
 from namesake.errors import ForbiddenError, UnauthorizedError
-from namesake.reliability.service import ReliabilityService
-from namesake.review import ReviewService
 from namesake.runtime import Runtime
-
-
-@dataclass
-class Services:
-    """What the routes call; built once in the lifespan."""
-
-    runtime: Runtime
-    reliability: ReliabilityService
-    review: ReviewService
-    metrics: Metrics
+from namesake.services import Services
 
 
 def get_services(request: Request) -> Services:

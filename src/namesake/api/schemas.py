@@ -94,11 +94,3 @@ class AnalysisOut(BaseModel):
     seconds: float
     suggestions: list[SuggestionOut]
     stats: dict[str, Any]
-
-
-class ErrorOut(BaseModel):
-    """Every error body: a stable code, a message, the field at fault when there is one."""
-
-    code: str
-    message: str
-    field: str | None = None

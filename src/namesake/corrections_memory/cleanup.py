@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
+from namesake.canonical_index import collection_for
 from namesake.corrections_memory.promotion import refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
-from namesake.reliability.canonical import collection_for
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.vectors.base import Filter, Match, VectorStore
 

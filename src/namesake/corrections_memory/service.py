@@ -1,4 +1,4 @@
-"""Service functions of the corrections memory, one per use."""
+"""Reads of the corrections mirror in PostgreSQL: the exact originals the pipeline replaces, the list a user sees."""
 
 from __future__ import annotations
 
@@ -6,22 +6,20 @@ from typing import Any
 
 from sqlalchemy import select
 
-from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
 from namesake.db import Database
 from namesake.models import CorrectionMirror
-from namesake.reliability.pipeline import BoostStats
-from namesake.reliability.types import Candidate
+from namesake.reliability.types import RememberedCorrection
 
 
-def record_correction(*, writer: CorrectionMemoryWriter, correction: CorrectionInput) -> WriteResult:
-    """Remember an accepted, edited or manual correction for its user."""
-    return writer.record(correction)
-
-
-def boost_candidates(*, reader: CorrectionsMemoryReader, user_id: str, candidates: list[Candidate]) -> BoostStats:
-    """Apply the user's memory to pipeline candidates (fail-soft)."""
-    return reader.boost(user_id, candidates)
+def active_corrections(db: Database, user_id: str) -> list[RememberedCorrection]:
+    """The user's active corrections: exact originals the pipeline replaces like a learned find-and-replace."""
+    with db.session() as s:
+        rows = s.execute(
+            select(CorrectionMirror.original, CorrectionMirror.final, CorrectionMirror.entity_type).where(
+                CorrectionMirror.user_id == user_id, CorrectionMirror.status == "active"
+            )
+        ).all()
+    return [RememberedCorrection(o, f, t) for o, f, t in rows]
 
 
 def correction_json(row: CorrectionMirror) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from namesake.corrections_memory.decision import Decision, Existing, SemanticHit
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.embeddings import Embedder
-from namesake.errors import InvalidInputError, NamesakeError, StoreError
+from namesake.errors import InvalidInputError, NamesakeError
 from namesake.models import CorrectionMirror, User
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.text import compact, normalise
@@ -131,16 +131,13 @@ class CorrectionMemoryWriter:
         c = validate_correction(correction, s.reliability_corrections_memory_final_text_max_len)
         original_norm, final_norm = normalise(c.original), normalise(c.final)
         vector = self.embedder.embed([c.original])[0].tolist()
-        try:
-            with self.db.session() as session:
-                session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
-                session.execute(
-                    text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-                    {"k": lock_key(c.user_id, c.entity_type, original_norm)},
-                )
-                return self._record_locked(session, c, original_norm, final_norm, vector)
-        except SQLAlchemyError as exc:
-            raise StoreError(f"corrections mirror write failed: {exc}") from exc
+        with self.db.session() as session:  # database errors leave it as StoreError / ConflictError
+            session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
+            session.execute(
+                text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
+                {"k": lock_key(c.user_id, c.entity_type, original_norm)},
+            )
+            return self._record_locked(session, c, original_norm, final_norm, vector)
 
     def _record_locked(
         self, session: Session, c: CorrectionInput, original_norm: str, final_norm: str, vector: list[float]

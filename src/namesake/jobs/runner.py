@@ -15,7 +15,6 @@ from namesake.models import JobRun
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-JOBS = ("promotion", "reconciliation", "erasure")
 
 
 class JobAlreadyRunningError(ConflictError):

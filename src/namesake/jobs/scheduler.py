@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from namesake.jobs import tasks
 from namesake.jobs.runner import JobAlreadyRunningError
-from namesake.runtime import Runtime
+
+if TYPE_CHECKING:
+    from namesake.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -28,19 +30,19 @@ def _guarded(name: str, fn: Callable[[], object]) -> Callable[[], None]:
     return run
 
 
-def start_scheduler(runtime: Runtime, on_alert: Callable[[int], None] | None = None) -> BackgroundScheduler:
+def start_scheduler(services: Services) -> BackgroundScheduler:
     """Promotion daily at PROMO_RUN_HOUR_UTC, reconciliation every RECONCILE_INTERVAL_MINUTES."""
-    s = runtime.settings
+    s = services.runtime.settings
     scheduler = BackgroundScheduler(timezone="UTC")
     scheduler.add_job(
-        _guarded("promotion", lambda: tasks.promote(runtime, on_alert=on_alert)),
+        _guarded("promotion", services.promote),
         CronTrigger(hour=s.reliability_corrections_memory_promo_run_hour_utc, minute=0, timezone="UTC"),
         id="promotion",
         max_instances=1,
         coalesce=True,
     )
     scheduler.add_job(
-        _guarded("reconciliation", lambda: tasks.reconcile(runtime)),
+        _guarded("reconciliation", services.reconcile),
         IntervalTrigger(minutes=s.reliability_corrections_memory_reconcile_interval_minutes),
         id="reconciliation",
         max_instances=1,

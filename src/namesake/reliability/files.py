@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from namesake.errors import InvalidInputError, NamesakeError
-from namesake.reliability.inputs import TranscriptIn, check_limits
+from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits
 from namesake.settings import Settings
 
 
@@ -20,7 +20,7 @@ def _field_of(exc: ValidationError) -> str:
     return f"{loc or '(root)'}: {err['msg']}"
 
 
-def parse_transcript(raw: str, settings: Settings, where: str) -> TranscriptIn:
+def parse_transcript(raw: str, settings: Settings, where: str) -> CheckedTranscript:
     """One JSON document → a checked transcript; any problem is an InvalidInputError naming `where` and the field."""
     try:
         data = json.loads(raw)
@@ -31,10 +31,9 @@ def parse_transcript(raw: str, settings: Settings, where: str) -> TranscriptIn:
     except ValidationError as exc:
         raise InvalidInputError(f"{where}: {_field_of(exc)}") from exc
     try:
-        check_limits(transcript, settings)
+        return check_limits(transcript, settings)
     except NamesakeError as exc:
         raise InvalidInputError(f"{where}: {exc.message}", field=exc.field) from exc
-    return transcript
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -45,7 +44,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield n, line
 
 
-def read_transcripts(path: Path, settings: Settings) -> list[TranscriptIn]:
+def read_transcripts(path: Path, settings: Settings) -> list[CheckedTranscript]:
     """All transcripts of a file, validated before any is analysed (a bad line writes nothing)."""
     if not path.exists():
         raise InvalidInputError(f"{path}: no such file")
@@ -57,7 +56,7 @@ def read_transcripts(path: Path, settings: Settings) -> list[TranscriptIn]:
         out = [parse_transcript(line, settings, f"{path}:{n}") for n, line in _lines(path)]
     except (OSError, UnicodeDecodeError, EOFError) as exc:
         raise InvalidInputError(f"{path}: cannot be read ({exc})") from exc
-    ids = [t.transcript_id for t in out]
+    ids = [t.transcript.transcript_id for t in out]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise InvalidInputError(f"{path}: transcript_id {dup!r} appears more than once")

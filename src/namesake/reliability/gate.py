@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from namesake.reliability.types import Candidate, CanonicalEntry
 from namesake.text import compact, normalise
@@ -12,11 +12,10 @@ INFLECTIONS = ("s", "es")
 
 @dataclass
 class GateResult:
-    """Candidates that passed, how many were gated, and the protected spans (segment, start, end)."""
+    """Candidates that passed, and how many spans were gated."""
 
     passed: list[Candidate]
     gated: int
-    protected: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
 
 
 def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) -> bool:
@@ -49,6 +48,5 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
         else:
             passed.append(cand)
     kept = [c for c in passed if not _covers_protected(c, protected.get(c.segment_id, []))]
-    for spans in protected.values():  # one entry per span, however many entries matched it
-        spans[:] = sorted(set(spans))
-    return GateResult(kept, sum(len(s) for s in protected.values()), protected)
+    # one per span, however many entries matched it
+    return GateResult(kept, sum(len(set(s)) for s in protected.values()))

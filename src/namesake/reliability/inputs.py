@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
@@ -50,8 +51,16 @@ class TranscriptIn(BaseModel):
     canonical_entities: dict[str, list[str]] | None = None
 
 
-def check_limits(t: TranscriptIn, settings: Settings) -> None:
-    """Refuse input beyond the configured limits, naming the field."""
+@dataclass(frozen=True)
+class CheckedTranscript:
+    """A transcript that passed every check, with its canonical lists cleaned: the one value passed inward."""
+
+    transcript: TranscriptIn
+    entities: dict[str, list[str]] | None
+
+
+def check_limits(t: TranscriptIn, settings: Settings) -> CheckedTranscript:
+    """Refuse input beyond the configured limits, naming the field; done once, at the boundary."""
     if not t.segments:
         raise InvalidInputError("segments must not be empty", field="segments")
     if len(t.segments) > settings.max_segments:
@@ -68,8 +77,10 @@ def check_limits(t: TranscriptIn, settings: Settings) -> None:
         if s.id in seen:
             raise InvalidInputError(f"segments[{i}].id {s.id!r} is repeated", field=f"segments[{i}].id")
         seen.add(s.id)
+    entities = None
     if t.canonical_entities is not None:
-        validate_entities(t.canonical_entities, max_items=settings.max_canonical_entities)
+        entities = validate_entities(t.canonical_entities, max_items=settings.max_canonical_entities)
+    return CheckedTranscript(t, entities)
 
 
 def to_segments(t: TranscriptIn) -> list[Segment]:

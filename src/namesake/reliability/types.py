@@ -124,10 +124,6 @@ class CanonicalDictionary:
                     add(word, "PERSON", rank)
         return out
 
-    def size(self) -> int:
-        """Total number of values across lists."""
-        return sum(len(v) for v in self.lists.values())
-
 
 @dataclass(frozen=True)
 class RememberedCorrection:
@@ -153,6 +149,10 @@ class Candidate:
     confidence: float = 0.0
     decision: Decision = Decision.DROPPED
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def audit(self) -> dict[str, float]:
+        """What is stored with a suggestion to explain it: every signal it was scored on."""
+        return dict(self.signals)
 
     @property
     def span(self) -> tuple[str, int, int]:

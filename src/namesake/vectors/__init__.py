@@ -9,7 +9,7 @@ __all__ = ["Filter", "Match", "MatchAny", "Range", "ScoredHit", "VectorPoint", "
 
 
 def open_vector_store(settings: Settings) -> VectorStore:
-    """QDRANT_URL selects a server (or `:memory:`); otherwise the embedded Edge store in the data dir."""
+    """QDRANT_URL selects a server; otherwise the embedded Edge store in the data dir."""
     if settings.qdrant_url:
         from namesake.vectors.server import ServerVectorStore
 

@@ -1,4 +1,4 @@
-"""Vector store on qdrant-client: a Qdrant server or cluster (QDRANT_URL), or `:memory:` in tests."""
+"""Vector store on qdrant-client: a Qdrant server or cluster (QDRANT_URL); the tests run it on local mode."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
+from qdrant_client.http.exceptions import UnexpectedResponse
 
 from namesake.errors import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
 from namesake.vectors.base import (
@@ -33,7 +34,15 @@ def _translate(what: str) -> Iterator[None]:
         yield
     except (VectorStoreError, DimensionMismatchError):
         raise
-    except Exception as exc:  # UnexpectedResponse, grpc, httpx, ValueError from local mode
+    except UnexpectedResponse as exc:
+        if exc.status_code == 404:
+            raise CollectionNotFoundError(f"Qdrant: {what}: collection not found") from exc
+        raise VectorStoreError(f"Qdrant: {what} failed: {exc}") from exc
+    except ValueError as exc:  # qdrant-client's local mode says a collection is missing this way
+        if "not found" in str(exc):
+            raise CollectionNotFoundError(f"Qdrant: {what}: {exc}") from exc
+        raise VectorStoreError(f"Qdrant: {what} failed: {exc}") from exc
+    except Exception as exc:  # grpc, httpx
         raise VectorStoreError(f"Qdrant: {what} failed: {exc}") from exc
 
 
@@ -64,25 +73,15 @@ class ServerVectorStore:
 
     def __init__(self, client: QdrantClient) -> None:
         self.client = client
-        # qdrant-client's local mode accepts and ignores payload indexes; remember them so that
-        # `payload_indexes` answers as a server would (tests run the contract on local mode).
-        self._local = type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
-        self._local_indexes: dict[str, dict[str, str]] = {}
 
     @classmethod
     def connect(cls, url: str, api_key: str | None = None, timeout: int = 10) -> ServerVectorStore:
-        """Client for a Qdrant server (`http(s)://host:6333`) or `:memory:`."""
-        if url == ":memory:":
-            return cls(QdrantClient(location=":memory:"))
+        """Client for a Qdrant server (`http(s)://host:6333`)."""
         return cls(QdrantClient(url=url, api_key=api_key, timeout=timeout))
 
     def _run(self, what: str, fn: Callable[[], T]) -> T:
         with _translate(what):
             return fn()
-
-    def _require(self, name: str) -> None:
-        if not self.collection_exists(name):
-            raise CollectionNotFoundError(f"collection {name!r} does not exist")
 
     def collection_exists(self, name: str) -> bool:
         """Whether the server knows the collection."""
@@ -115,7 +114,6 @@ class ServerVectorStore:
         if not self.collection_exists(name):
             return False
         self._run("delete_collection", lambda: self.client.delete_collection(name))
-        self._local_indexes.pop(name, None)
         return True
 
     def list_collections(self) -> list[str]:
@@ -125,9 +123,6 @@ class ServerVectorStore:
 
     def payload_indexes(self, name: str) -> dict[str, str]:
         """Field -> kind, as the server reports its payload schema."""
-        self._require(name)
-        if self._local:
-            return dict(self._local_indexes.get(name, {}))
         info = self._run("get_collection", lambda: self.client.get_collection(name))
         return {f: str(getattr(s.data_type, "value", s.data_type)) for f, s in (info.payload_schema or {}).items()}
 
@@ -135,9 +130,6 @@ class ServerVectorStore:
         """Create the index unless present; `tenant` co-locates a tenant's points on the server."""
         if field_name in self.payload_indexes(name):
             return False
-        if self._local:
-            self._local_indexes.setdefault(name, {})[field_name] = kind
-            return True
         schema: Any
         if kind == "keyword":
             schema = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=tenant or None)
@@ -153,7 +145,6 @@ class ServerVectorStore:
         """Insert or replace points, waiting for the write to be applied."""
         if not points:
             return
-        self._require(name)
         structs = [
             qm.PointStruct(id=_id(p.id), vector=[float(x) for x in p.vector or []], payload=storable(p.payload))
             for p in points
@@ -170,7 +161,6 @@ class ServerVectorStore:
         """One request carrying every query."""
         if not vectors:
             return []
-        self._require(name)
         requests = [
             qm.QueryRequest(query=[float(x) for x in v], filter=to_client_filter(f), limit=limit, with_payload=True)
             for v, f in zip(vectors, filters, strict=True)
@@ -190,7 +180,6 @@ class ServerVectorStore:
         with_vectors: bool = False,
     ) -> tuple[list[VectorPoint], PointId | None]:
         """One page in id order, plus the next page's offset."""
-        self._require(name)
         records, nxt = self._run(
             "scroll",
             lambda: self.client.scroll(
@@ -215,7 +204,6 @@ class ServerVectorStore:
         """Existing points among ids."""
         if not ids:
             return []
-        self._require(name)
         records = self._run(
             "retrieve",
             lambda: self.client.retrieve(name, ids=[_id(i) for i in ids], with_payload=True, with_vectors=with_vectors),
@@ -224,7 +212,6 @@ class ServerVectorStore:
 
     def count(self, name: str, flt: Filter | None = None) -> int:
         """Exact count of points passing the filter."""
-        self._require(name)
         answer = self._run("count", lambda: self.client.count(name, count_filter=to_client_filter(flt), exact=True))
         return int(answer.count)
 
@@ -232,7 +219,6 @@ class ServerVectorStore:
         """Merge keys into the points' payloads."""
         if not ids:
             return
-        self._require(name)
         self._run(
             "set_payload",
             lambda: self.client.set_payload(name, payload=storable(payload), points=[_id(i) for i in ids], wait=True),
@@ -242,7 +228,6 @@ class ServerVectorStore:
         """Delete by id."""
         if not ids:
             return
-        self._require(name)
         selector = qm.PointIdsList(points=[_id(i) for i in ids])
         self._run("delete", lambda: self.client.delete(name, points_selector=selector, wait=True))
 
@@ -251,7 +236,6 @@ class ServerVectorStore:
         client_filter = to_client_filter(flt)
         if client_filter is None:
             raise VectorStoreError("refusing delete_by_filter with an empty filter")
-        self._require(name)
         selector = qm.FilterSelector(filter=client_filter)
         self._run("delete by filter", lambda: self.client.delete(name, points_selector=selector, wait=True))
 

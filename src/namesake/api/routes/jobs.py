@@ -8,7 +8,6 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from namesake.api.deps import ServicesDep
-from namesake.jobs import tasks
 
 router = APIRouter(prefix="/v1", tags=["ops"])
 
@@ -16,16 +15,12 @@ router = APIRouter(prefix="/v1", tags=["ops"])
 @router.post("/jobs/promotion/run")
 async def run_promotion(services: ServicesDep) -> dict[str, Any]:
     """Promote eligible corrections now."""
-    m = services.metrics
-    outcome = await run_in_threadpool(
-        lambda: tasks.promote(services.runtime, on_alert=lambda n: m.promotion_alerts.inc())
-    )
-    m.promotions.inc(outcome.report.promoted)
+    outcome = await run_in_threadpool(services.promote)
     return {"job": "promotion", "run_id": outcome.run_id, "counts": outcome.counts()}
 
 
 @router.post("/jobs/reconciliation/run")
 async def run_reconciliation(services: ServicesDep) -> dict[str, Any]:
     """Reconcile the corrections index with PostgreSQL now."""
-    outcome = await run_in_threadpool(lambda: tasks.reconcile(services.runtime))
+    outcome = await run_in_threadpool(services.reconcile)
     return {"job": "reconciliation", "run_id": outcome.run_id, "counts": outcome.counts()}

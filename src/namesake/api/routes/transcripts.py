@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Path
-from sqlalchemy.exc import SQLAlchemyError
 
 from namesake.api.deps import ServicesDep
 from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut
-from namesake.errors import StoreError
 from namesake.reliability.inputs import Identifier, TranscriptIn
-from namesake.reliability.service import DEFAULT_USER, ensure_transcript
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 TranscriptId = Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=200)
@@ -21,11 +18,7 @@ def put_canonical_entities(
 ) -> IndexedOut:
     """Replace the canonical entities of a transcript (its collection in the vector store)."""
     lists = body.lists()
-    try:
-        with services.runtime.db.session() as s:
-            ensure_transcript(s, transcript_id, body.user_id or DEFAULT_USER, None)
-    except SQLAlchemyError as exc:
-        raise StoreError(f"PostgreSQL: {exc}") from exc
+    services.reliability.register(transcript_id, body.user_id)
     chunks = services.reliability.index_entities(transcript_id, lists)
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
@@ -35,8 +28,6 @@ def analyze(services: ServicesDep, body: TranscriptIn) -> AnalysisOut:
     """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
     result = services.reliability.analyze(body)
     services.metrics.observe_analysis(result.stats)
-    if result.stats.get("memory", {}).get("errors"):
-        services.metrics.failsoft_reads.inc()
     return AnalysisOut.model_validate(result.as_json())
 
 

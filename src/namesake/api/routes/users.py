@@ -8,7 +8,6 @@ from fastapi import APIRouter
 
 from namesake.api.deps import ServicesDep
 from namesake.corrections_memory.service import list_corrections
-from namesake.jobs import tasks
 from namesake.reliability.inputs import Identifier
 
 router = APIRouter(prefix="/v1", tags=["users"])
@@ -23,4 +22,4 @@ def corrections(services: ServicesDep, user_id: Identifier, include_superseded: 
 @router.delete("/users/{user_id}")
 def erase(services: ServicesDep, user_id: Identifier) -> dict[str, Any]:
     """GDPR erasure: everything of the user in both stores; the receipt says what remains (zero)."""
-    return tasks.erase_user(services.runtime, user_id).as_json()
+    return services.erase_user(user_id).as_json()

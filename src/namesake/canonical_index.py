@@ -1,0 +1,75 @@
+"""The canonical-entity collections: a transcript's lists indexed, read back with the promoted vocabulary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from namesake.db import Database
+from namesake.embeddings import Embedder
+from namesake.models import CanonicalVocabulary
+from namesake.reliability.canonical import TYPE_LISTS, aggregate_payloads, chunk_payloads, chunk_point_id
+from namesake.reliability.types import CanonicalDictionary
+from namesake.settings import SHARED_CANONICAL_COLLECTION, Settings
+from namesake.vectors.base import Filter, Match, VectorPoint, VectorStore
+
+
+def collection_for(transcript_id: str, settings: Settings) -> str:
+    """Per-transcript collection (the upstream layout), or the shared one keyed by transcript_id."""
+    return SHARED_CANONICAL_COLLECTION if settings.canonical_layout == "shared" else transcript_id
+
+
+def index_canonical_entities(
+    store: VectorStore, embedder: Embedder, settings: Settings, transcript_id: str, entities: dict[str, list[str]]
+) -> int:
+    """Replace the transcript's canonical entities in its collection; returns the number of chunks written."""
+    name = collection_for(transcript_id, settings)
+    store.ensure_collection(name, embedder.dim)
+    if settings.canonical_layout == "shared":
+        store.ensure_payload_index(name, "transcript_id", "keyword", tenant=True)
+    store.delete_by_filter(name, Filter(must=(Match("transcript_id", transcript_id),)))
+    payloads = chunk_payloads(transcript_id, entities)
+    if not payloads:
+        return 0
+    vectors = embedder.embed([p["text"] for p in payloads])
+    points = [
+        VectorPoint(chunk_point_id(transcript_id, i), v.tolist(), p)
+        for i, (p, v) in enumerate(zip(payloads, vectors, strict=True))
+    ]
+    store.upsert(name, points)
+    return len(points)
+
+
+def promoted_vocabulary(db: Database, user_id: str | None) -> dict[str, list[str]]:
+    """The user's and the global promoted values, by list, most supported first."""
+    query = select(CanonicalVocabulary).where(
+        or_(CanonicalVocabulary.scope == "global", CanonicalVocabulary.user_id == (user_id or ""))
+    )
+    out: dict[str, list[str]] = {}
+    with db.session() as s:
+        rows = s.scalars(query.order_by(CanonicalVocabulary.support_frequency.desc())).all()
+    for row in rows:
+        out.setdefault(TYPE_LISTS.get(row.entity_type, "keywords"), []).append(row.value)
+    return out
+
+
+class ReliabilityRagEnricher:
+    """Reads the canonical dictionary of a transcript: its collection plus promoted vocabulary."""
+
+    def __init__(self, store: VectorStore, db: Database, settings: Settings) -> None:
+        self.store, self.db, self.settings = store, db, settings
+
+    def fetch_canonical_entities(self, transcript_id: str, user_id: str | None = None) -> CanonicalDictionary:
+        """Scroll the top-K chunks, aggregate, cut per list, then merge the promoted vocabulary."""
+        name = collection_for(transcript_id, self.settings)
+        payloads: list[Any] = []
+        if self.store.collection_exists(name):
+            flt = Filter(must=(Match("transcript_id", transcript_id),)) if name != transcript_id else None
+            points, _ = self.store.scroll(name, limit=self.settings.reliability_rag_top_k, flt=flt)
+            payloads = [p.payload for p in points]
+        dictionary = aggregate_payloads(payloads, self.settings.reliability_rag_canonical_max_items)
+        for name_, values in promoted_vocabulary(self.db, user_id).items():
+            current = dictionary.lists.setdefault(name_, [])
+            current.extend(v for v in values if v not in current)
+        return dictionary

@@ -1,0 +1,55 @@
+"""build_services: the services over one runtime, wired once for the API, the CLI and the benches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+from namesake.corrections_memory.cleanup import ErasureReceipt
+from namesake.corrections_memory.reader import CorrectionsMemoryReader
+from namesake.corrections_memory.writer import CorrectionMemoryWriter
+from namesake.jobs import tasks
+from namesake.jobs.runner import JobOutcome
+from namesake.metrics import Metrics
+from namesake.reliability.service import ReliabilityService
+from namesake.review import ReviewService
+from namesake.runtime import Runtime
+from namesake.transcripts import TranscriptStore
+
+
+@dataclass
+class Services:
+    """What the routes, the commands and the scheduler call; built once per process."""
+
+    runtime: Runtime
+    reliability: ReliabilityService
+    review: ReviewService
+    metrics: Metrics
+
+    def promote(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
+        """The promotion job, counted in the metrics however it was started (HTTP, CLI, scheduler)."""
+        outcome = tasks.promote(
+            self.runtime, progress=progress, on_alert=lambda _n: self.metrics.promotion_alerts.inc()
+        )
+        self.metrics.promotions.inc(outcome.report.promoted)
+        return outcome
+
+    def reconcile(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
+        """The reconciliation job."""
+        return tasks.reconcile(self.runtime, progress=progress)
+
+    def erase_user(self, user_id: str, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
+        """GDPR erasure of one user, with its receipt."""
+        return tasks.erase_user(self.runtime, user_id, progress=progress)
+
+
+def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services:
+    """Wire the services over one runtime (the memory's bootstrap first: a DIM_MISMATCH stops start-up here)."""
+    s = runtime.settings
+    m = metrics or Metrics()
+    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, s).ensure_collection()
+    reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s, on_error=m.failsoft_reads.inc)
+    writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
+    review = ReviewService(TranscriptStore(runtime.db), writer, s.max_final_chars)
+    return Services(runtime, ReliabilityService(runtime, reader), review, m)

@@ -1,0 +1,212 @@
+"""Users, transcripts and suggestions in PostgreSQL: the one room where their rows are read and written."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from namesake.db import Database
+from namesake.errors import ConflictError, NotFoundError
+from namesake.models import Suggestion, Transcript, User
+from namesake.reliability.types import Candidate
+from namesake.text import compact
+
+DEFAULT_USER = "default"
+
+
+def suggestion_json(row: Suggestion) -> dict[str, Any]:
+    """A persisted suggestion as callers see it."""
+    return {
+        "id": str(row.id),
+        "segment_id": row.segment_id,
+        "start_char": row.start_char,
+        "end_char": row.end_char,
+        "original": row.original,
+        "final": row.final,
+        "entity_type": row.entity_type,
+        "confidence": row.confidence,
+        "status": row.status,
+        "source": row.source,
+        "signals": row.signals,
+    }
+
+
+def _ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None) -> None:
+    """Create the user and transcript rows on first reference; a transcript belongs to one user."""
+    s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
+    s.execute(insert(Transcript).values(id=transcript_id, user_id=user_id, language=language).on_conflict_do_nothing())
+    owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
+    if owner != user_id:
+        raise ConflictError(f"transcript {transcript_id!r} belongs to another user", field="transcript_id")
+
+
+@dataclass(frozen=True)
+class StoredSuggestion:
+    """A suggestion read for a review decision: what it says now, and the user its transcript belongs to."""
+
+    id: uuid.UUID
+    user_id: str
+    transcript_id: str
+    original: str
+    final: str
+    entity_type: str
+    status: str
+    as_json: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ManualSpan:
+    """Where a manual fix goes: a validated suggestion row of its own."""
+
+    transcript_id: str
+    segment_id: str
+    start_char: int
+    end_char: int
+    original: str
+    final: str
+    entity_type: str
+
+
+class TranscriptStore:
+    """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def register(self, transcript_id: str, user_id: str, language: str | None = None) -> None:
+        """Create the user and transcript on first reference; ConflictError when it is another user's."""
+        with self.db.session() as s:
+            _ensure_transcript(s, transcript_id, user_id, language)
+
+    def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:
+        """(compact original, compact final) pairs this user rejected: never proposed to them again."""
+        with self.db.session() as s:
+            rows = s.execute(
+                select(Suggestion.original, Suggestion.final)
+                .join(Transcript, Transcript.id == Suggestion.transcript_id)
+                .where(Transcript.user_id == user_id, Suggestion.status == "rejected")
+            ).all()
+        return {(compact(o), compact(f)) for o, f in rows}
+
+    def save_suggestions(self, transcript_id: str, cands: list[Candidate]) -> list[dict[str, Any]]:
+        """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones."""
+        if not cands:
+            return []
+        rows = [
+            {
+                "id": uuid.uuid4(),
+                "transcript_id": transcript_id,
+                "segment_id": c.segment_id,
+                "start_char": c.start_char,
+                "end_char": c.end_char,
+                "original": c.original,
+                "final": c.final,
+                "entity_type": c.entity_type,
+                "confidence": c.confidence,
+                "signals": c.audit(),
+                "status": c.decision.value,
+                "source": c.source,
+            }
+            for c in cands
+        ]
+        stmt = insert(Suggestion).values(rows)
+        stmt = stmt.on_conflict_do_update(
+            constraint="uq_suggestions_span",
+            set_={
+                "confidence": stmt.excluded.confidence,
+                "signals": stmt.excluded.signals,
+                "status": stmt.excluded.status,
+            },
+            # a suggestion the reviewer already decided stays as they left it (and is not returned)
+            where=Suggestion.status.in_(("auto_applied", "pending")),
+        )
+        with self.db.session() as s:
+            returned = s.scalars(stmt.returning(Suggestion), execution_options={"populate_existing": True}).all()
+            return [suggestion_json(r) for r in sorted(returned, key=lambda r: (r.segment_id, r.start_char))]
+
+    def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
+        """Every suggestion of a transcript, in text order."""
+        with self.db.session() as s:
+            rows = s.scalars(
+                select(Suggestion)
+                .where(Suggestion.transcript_id == transcript_id)
+                .order_by(Suggestion.segment_id, Suggestion.start_char)
+            ).all()
+            return [suggestion_json(r) for r in rows]
+
+    def load_suggestion(self, suggestion_id: str, transcript_id: str) -> StoredSuggestion:
+        """The suggestion and its owner; another transcript's suggestion is as invisible as a missing one."""
+        try:
+            sid = uuid.UUID(suggestion_id)
+        except ValueError as exc:
+            raise NotFoundError(f"suggestion {suggestion_id!r} not found", field="suggestion_id") from exc
+        with self.db.session() as s:
+            found = s.execute(
+                select(Suggestion, Transcript.user_id)
+                .join(Transcript, Transcript.id == Suggestion.transcript_id)
+                .where(Suggestion.id == sid, Suggestion.transcript_id == transcript_id)
+            ).first()
+        if found is None:
+            raise NotFoundError(f"suggestion {suggestion_id!r} not found in transcript {transcript_id!r}")
+        row, user_id = found
+        return StoredSuggestion(
+            row.id, user_id, transcript_id, row.original, row.final, row.entity_type, row.status, suggestion_json(row)
+        )
+
+    def set_decision(
+        self,
+        seen: StoredSuggestion,
+        *,
+        status: str,
+        final: str,
+        on_race: Callable[[str, str], None],
+    ) -> dict[str, Any]:
+        """Write the decision under a row lock; if another request decided first, `on_race(status, final)` judges it."""
+        try:
+            with self.db.session() as s:
+                row = s.get(Suggestion, seen.id, with_for_update=True)
+                if row is None:
+                    raise NotFoundError(f"suggestion {seen.id} not found in transcript {seen.transcript_id!r}")
+                if row.status != seen.status:  # decided meanwhile by another request
+                    on_race(row.status, row.final)
+                    return suggestion_json(row)
+                row.status, row.final, row.decided_at = status, final, func.now()
+                s.flush()
+                s.refresh(row)
+                return suggestion_json(row)
+        except ConflictError as exc:
+            if exc.field is not None:  # on_race's verdict, already worded for the caller
+                raise
+            raise ConflictError("another suggestion of this span already has that final", field="final") from exc
+
+    def save_manual(self, span: ManualSpan) -> dict[str, Any]:
+        """The manual fix as a validated suggestion of its span (a repeat validates the same row)."""
+        with self.db.session() as s:
+            row = s.scalar(
+                select(Suggestion).where(
+                    Suggestion.transcript_id == span.transcript_id,
+                    Suggestion.segment_id == span.segment_id,
+                    Suggestion.start_char == span.start_char,
+                    Suggestion.end_char == span.end_char,
+                    Suggestion.final == span.final,
+                )
+            )
+            if row is None:
+                row = Suggestion(
+                    transcript_id=span.transcript_id, segment_id=span.segment_id, start_char=span.start_char,
+                    end_char=span.end_char, original=span.original, final=span.final, entity_type=span.entity_type,
+                    confidence=1.0, signals={"manual": 1.0}, status="validated", source="manual",
+                    decided_at=func.now(),
+                )  # fmt: skip
+                s.add(row)
+            else:
+                row.status, row.decided_at = "validated", func.now()
+            s.flush()
+            s.refresh(row)
+            return suggestion_json(row)
