@@ -12,8 +12,9 @@ from pathlib import Path
 
 from _common import BENCH_DATA, bench_file, file_settings, fresh_env, run_to_file, score
 
-COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "fixed_auto", "broken_auto", "precision_auto", "precision_all",
-           "WER_before", "WER_auto", "EER_rel_reduction_auto", "EER_rel_reduction_oracle", "seconds")  # fmt: skip
+COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
+           "precision_auto_ref", "harm_auto", "broken_auto", "FER_before", "FER_auto", "FER_oracle",
+           "WERF_before", "WERF_auto", "WER_before", "WER_auto", "seconds")  # fmt: skip
 
 
 def fmt(v: object) -> str:
