@@ -18,13 +18,14 @@ import datetime as dt
 import gzip
 import json
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from _common import BENCH_DATA, ROOT, bench_file, file_settings, right_entity_changes
+from _common import BENCH_DATA, ROOT, bench_file, right_entity_changes, score
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
@@ -32,54 +33,64 @@ from namesake.reliability.trees import BUNDLED_MODEL
 from namesake.settings import Settings
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
-NOT_LEARNED = {"asr", "llm", "memory_bonus", "remembered", "context_free", "extends_right_entity", "contested"}
+NOT_LEARNED = {"asr", "llm", "memory_bonus", "memory_score", "remembered", "context_free"}
 # A candidate that breaks a right entity costs more than a missed fix: weigh those negatives up.
 BREAK_WEIGHT = 3.0
 TREES = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40, "l2_regularization": 1.0}
-THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+THRESHOLDS = (0.5,)
+HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
+                    "precision_auto_ref", "harm_auto", "FER_before", "FER_auto", "FER_oracle", "WERF_before",
+                    "WERF_auto")  # fmt: skip
+# The default suggest threshold (RELIABILITY_SUGGEST_THRESHOLD).
+SUGGEST = 0.1
 
 
 def labelled_candidates(path: Path) -> list[dict[str, Any]]:
     """Every scored-to-be candidate of a bench file, with its signals, call group and yardstick label."""
     sys.path.insert(0, str(BENCH_DATA))
     from rapidfuzz.distance import Levenshtein
-    from score import apply, entity_ok, words  # the yardstick's own definitions of "fixed", "broken", words
+    from score import apply, entity_ok, form_words  # the yardstick's own definitions of "fixed", "broken", words
 
     stem = path.name.split(".")[0]
-    # the same per-file settings as bench/quality.py
-    overrides = {k.lower(): v for k, v in file_settings(path.name).items()}
-    settings = Settings(llm_provider="none", **overrides)
+    settings = Settings(llm_provider="none")  # the defaults: no per-file settings
     rows = []
     with gzip.open(path, "rt") as fh:
         for n, line in enumerate(fh, 1):
             raw = json.loads(line)
             t = TranscriptIn.model_validate(raw)
-            # what fetch_canonical_entities would return for these lists once indexed (one chunk each)
-            dictionary = aggregate_payloads([t.canonical_entities or {}], settings.reliability_rag_canonical_max_items)
+            # what fetch_canonical_entities would return for these lists once indexed
+            dictionary = aggregate_payloads([t.canonical_entities or {}])
             inputs = PipelineInputs(to_segments(t), dictionary, language=t.language)
             gold = {s["id"]: s for s in raw["segments"]}
+            forms = {}
             for c in candidate_signals(inputs, settings, RunStats()):
                 seg = gold[c.segment_id]
+                if c.segment_id not in forms:
+                    cased = any(ch.isupper() for ch in seg["reference"])
+                    forms[c.segment_id] = (cased, form_words(seg["reference"], cased))
+                cased, ref_form = forms[c.segment_id]
                 new, edits = apply(
                     seg["text"], [{"start_char": c.start_char, "end_char": c.end_char, "final": c.final}]
                 )
                 fixes = sum(entity_ok(g, new, edits) for g in seg["errors"])
                 repairs, breaks = right_entity_changes(seg, new, edits)
-                # the yardstick widens an entity to the edit that touches it: "thank you Marcus" → "thank Markus"
-                # counts as a fix, yet deletes a word; a fix must make the words closer to what was said
-                ref = words(seg["reference"])
-                not_better = Levenshtein.distance(words(new), ref) >= Levenshtein.distance(words(seg["text"]), ref)
+                # the yardstick's harm rule: words as written (spacing, accents, case) farther from the reference
+                closer = Levenshtein.distance(form_words(new, cased), ref_form) - Levenshtein.distance(
+                    form_words(seg["text"], cased), ref_form
+                )
                 rows.append(
                     {
                         "file": stem,
+                        "transcript_id": raw["transcript_id"],
                         "group": f"{stem}:{raw.get('group', raw['transcript_id'])}",
                         "span": (raw["transcript_id"], c.segment_id, c.start_char, c.end_char),
+                        "final": c.final,
                         "signals": dict(c.signals),
-                        "extends": bool(c.signals.get("extends_right_entity")),
+                        "extends": c.extends_right_entity,
                         "fixes": fixes,
                         "repairs": repairs,
                         "breaks": breaks,
-                        "not_better": not_better,
+                        "closer": closer,
                     }
                 )
             print(f"\r{path.name}: {n} transcripts, {len(rows)} candidates", end="", file=sys.stderr)
@@ -87,10 +98,15 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def outcome(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, float]:
-    """What the pipeline would do with these probabilities: best reading per span, then the thresholds."""
+def label(r: dict[str, Any]) -> int:
+    """1 when applied alone it brings the words as written nearer the reference and breaks no right entity."""
+    return int(r["breaks"] == 0 and r["closer"] < 0)
+
+
+def predictions(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, list[dict]]:
+    """What the pipeline would answer with these probabilities: best reading per span, then the thresholds."""
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    auto_n = helpful = fixed = broken = not_better = pending_fixes = 0
+    out: dict[str, list[dict]] = defaultdict(list)
     for i in sorted(range(len(rows)), key=lambda i: -p[i]):
         if p[i] < suggest:
             break
@@ -98,22 +114,20 @@ def outcome(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: flo
         if any(start < e and end > s for s, e in taken[(tid, seg)]):
             continue
         taken[(tid, seg)].append((start, end))
-        if p[i] >= auto:
-            auto_n += 1
-            helpful += rows[i]["fixes"] > 0
-            fixed += rows[i]["fixes"] + rows[i]["repairs"]
-            broken += rows[i]["breaks"]
-            not_better += rows[i]["not_better"]
-        else:
-            pending_fixes += rows[i]["fixes"]
-    return {
-        "auto": auto_n,
-        "precision_auto": helpful / auto_n if auto_n else 0.0,
-        "net_fixed_auto": fixed - broken,
-        "broken_auto": broken,
-        "not_better_auto": not_better,
-        "oracle_fixes": fixed - broken + pending_fixes,
-    }
+        status = "auto_applied" if p[i] >= auto and not rows[i]["extends"] else "pending"
+        out[tid].append({"segment_id": seg, "start_char": start, "end_char": end, "final": rows[i]["final"],
+                         "status": status, "confidence": float(p[i])})  # fmt: skip
+    return out
+
+
+def yardstick(split: Path, rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, Any]:
+    """The yardstick's TOTAL row for the predictions these probabilities make."""
+    preds = predictions(rows, p, auto, suggest)
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+        for tid in dict.fromkeys(r["transcript_id"] for r in rows):
+            fh.write(json.dumps({"transcript_id": tid, "seconds": 0, "suggestions": preds.get(tid, [])}) + "\n")
+    _, table = score(split, Path(fh.name))
+    return table["TOTAL"]
 
 
 def export(model: Any, features: list[str], meta: dict[str, Any]) -> dict[str, Any]:
@@ -148,11 +162,12 @@ def main() -> None:
     ap.add_argument("files", nargs="*", default=["earnings21.jsonl.gz", "librispeech.jsonl.gz"])
     ap.add_argument("--out", type=Path, default=BUNDLED_MODEL)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--thresholds", type=float, nargs="*", default=list(THRESHOLDS), help="auto-apply thresholds")
     a = ap.parse_args()
     rows = [r for name in a.files for r in labelled_candidates(bench_file(name))]
     features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
     x = np.array([[r["signals"].get(f, 0.0) for f in features] for r in rows])
-    y = np.array([int(r["fixes"] + r["repairs"] > 0 and r["breaks"] == 0 and not r["not_better"]) for r in rows])
+    y = np.array([label(r) for r in rows])
     weight = np.array([BREAK_WEIGHT if r["breaks"] else 1.0 for r in rows])
     groups = np.array([r["group"] for r in rows])
 
@@ -160,27 +175,26 @@ def main() -> None:
     for train, test in GroupKFold(a.folds).split(x, y, groups):
         m = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x[train], y[train], sample_weight=weight[train])
         held_out[test] = m.predict_proba(x[test])[:, 1]
-    held_out = np.where([r["extends"] for r in rows], np.minimum(held_out, 0.375), held_out)
-
     print(f"\n### held-out calls ({a.folds}-fold by call group): candidates {len(rows)}, positives {int(y.sum())}\n")
-    print("| file | auto ≥ | auto | precision_auto | net fixed auto | broken auto | auto, WER same+ | oracle fixes |")
-    print("|---|---|---|---|---|---|---|---|")
-    for stem in dict.fromkeys(r["file"] for r in rows):
+    cols = HELD_OUT_COLUMNS
+    print("| file | auto ≥ | suggestions auto | " + " | ".join(cols) + " |")
+    print("|---|---|---|" + "---|" * len(cols))
+    for name in a.files:
+        stem = name.split(".")[0]
         idx = [i for i, r in enumerate(rows) if r["file"] == stem]
         sub = [rows[i] for i in idx]
-        for thr in THRESHOLDS:
-            o = outcome(sub, held_out[idx], thr, 0.1)
-            print(
-                f"| {stem} | {thr} | {o['auto']} | {o['precision_auto']:.3f} | {o['net_fixed_auto']} | "
-                f"{o['broken_auto']} | {o['not_better_auto']} | {o['oracle_fixes']} |"
-            )
+        for thr in a.thresholds:
+            row = yardstick(bench_file(name), sub, held_out[idx], thr, SUGGEST)
+            n_auto = sum(1 for i in idx if held_out[i] >= thr)
+            cells = " | ".join("-" if row.get(c) is None else f"{row[c]:.4f}" for c in cols)
+            print(f"| {stem} | {thr} | {n_auto} | {cells} |", flush=True)
 
     model = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x, y, sample_weight=weight)
     meta = {
         "trained_on": a.files,
         "candidates": len(rows),
         "positives": int(y.sum()),
-        "label": "applied alone, the candidate fixes an entity, breaks none, and lowers the segment's word errors",
+        "label": "applied alone, the candidate brings the words as written nearer the reference and breaks no entity",
         "params": TREES,
         "break_weight": BREAK_WEIGHT,
         "fitted": dt.date.today().isoformat(),

@@ -12,7 +12,9 @@ from namesake.models import CanonicalVocabulary
 from namesake.reliability.canonical import TYPE_LISTS, aggregate_payloads, chunk_payloads, chunk_point_id
 from namesake.reliability.types import CanonicalDictionary
 from namesake.settings import SHARED_CANONICAL_COLLECTION, Settings
-from namesake.vectors.base import Filter, Match, VectorPoint, VectorStore
+from namesake.vectors.base import Filter, Match, PointId, VectorPoint, VectorStore
+
+SCROLL_PAGE = 256
 
 
 def collection_for(transcript_id: str, settings: Settings) -> str:
@@ -61,14 +63,18 @@ class ReliabilityRagEnricher:
         self.store, self.db, self.settings = store, db, settings
 
     def fetch_canonical_entities(self, transcript_id: str, user_id: str | None = None) -> CanonicalDictionary:
-        """Scroll the top-K chunks, aggregate, cut per list, then merge the promoted vocabulary."""
+        """Scroll every chunk of the transcript, aggregate, then merge the promoted vocabulary."""
         name = collection_for(transcript_id, self.settings)
         payloads: list[Any] = []
         if self.store.collection_exists(name):
             flt = Filter(must=(Match("transcript_id", transcript_id),)) if name != transcript_id else None
-            points, _ = self.store.scroll(name, limit=self.settings.reliability_rag_top_k, flt=flt)
-            payloads = [p.payload for p in points]
-        dictionary = aggregate_payloads(payloads, self.settings.reliability_rag_canonical_max_items)
+            offset: PointId | None = None
+            while True:  # every chunk of the transcript (bounded by MAX_CANONICAL_ENTITIES at indexing)
+                points, offset = self.store.scroll(name, limit=SCROLL_PAGE, offset=offset, flt=flt)
+                payloads.extend(p.payload for p in points)
+                if offset is None:
+                    break
+        dictionary = aggregate_payloads(payloads)
         for name_, values in promoted_vocabulary(self.db, user_id).items():
             current = dictionary.lists.setdefault(name_, [])
             current.extend(v for v in values if v not in current)

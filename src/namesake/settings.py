@@ -52,8 +52,6 @@ class Settings(BaseSettings):
     llm_batch_size: Positive = 20
 
     # --- reliability pipeline -----------------------------------------------------------
-    reliability_rag_top_k: Positive = 20
-    reliability_rag_canonical_max_items: Positive = 30
     reliability_v5_canonical_list_cap: Positive = 50
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.50

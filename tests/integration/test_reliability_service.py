@@ -72,7 +72,7 @@ def test_bad_input_writes_nothing(runtime: Runtime) -> None:
         assert s.scalar(select(func.count()).select_from(Suggestion)) == 0
 
 
-def test_fetch_aggregates_by_frequency_cuts_and_skips_malformed(runtime: Runtime) -> None:
+def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runtime) -> None:
     store, dim = runtime.vectors, runtime.embedder.dim
     store.ensure_collection("t9", dim)
     vec = [1.0] + [0.0] * (dim - 1)
@@ -82,9 +82,9 @@ def test_fetch_aggregates_by_frequency_cuts_and_skips_malformed(runtime: Runtime
         {"persons": ["Bob", 42, "Cy"]},
     ]
     store.upsert("t9", [VectorPoint(f"00000000-0000-0000-0000-00000000000{i}", vec, p) for i, p in enumerate(payloads)])
-    settings = runtime.settings.model_copy(update={"reliability_rag_canonical_max_items": 2})
+    settings = runtime.settings
     d = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("t9")
-    assert d.lists["persons"] == ["Bob", "Ann"]  # Bob in 3 chunks, Ann first-seen before Cy; cut at 2
+    assert d.lists["persons"] == ["Bob", "Ann", "Cy"]  # Bob in 3 chunks, Ann first-seen before Cy; nothing cut
     assert d.lists["orgs"] == ["Acme"]
     assert d.malformed == 2
     empty = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("nothing-here")
@@ -133,3 +133,16 @@ def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local
     bob = dict(parallel)["m2"]
     assert ("Zorblax", "Meetnoo") in {(o, f) for o, f, _, _ in bob}  # the memory ran, in this process
     assert ("Zorblax", "Meetnoo") not in {(o, f) for o, f, _, _ in dict(parallel)["m0"]}
+
+
+def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import namesake.canonical_index as index
+
+    monkeypatch.setattr(index, "SCROLL_PAGE", 4)  # 30 chunks: eight pages
+    words = [f"word{i:04d}" for i in range(3000)]
+    service = ReliabilityService(runtime)
+    assert service.index_entities("chapter", {"keywords": words}) == 30
+    d = service.enricher.fetch_canonical_entities("chapter")
+    assert d.lists["keywords"] == words  # every entry the spotter may match, in list order

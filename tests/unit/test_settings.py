@@ -9,11 +9,11 @@ from namesake.settings import Settings, get_settings
 
 
 def test_seed_names_are_read_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RELIABILITY_RAG_CANONICAL_MAX_ITEMS", "12")
+    monkeypatch.setenv("RELIABILITY_V5_CANONICAL_LIST_CAP", "12")
     monkeypatch.setenv("RELIABILITY_CORRECTIONS_MEMORY_DEDUPE_THRESHOLD", "0.9")
     monkeypatch.setenv("NAMESAKE_API_KEYS", "a, b")
     s = get_settings()
-    assert s.reliability_rag_canonical_max_items == 12
+    assert s.reliability_v5_canonical_list_cap == 12
     assert s.reliability_corrections_memory_dedupe_threshold == 0.9
     assert s.namesake_api_keys == ["a", "b"]
 
@@ -22,7 +22,7 @@ def test_seed_names_are_read_from_environment(monkeypatch: pytest.MonkeyPatch) -
     "bad",
     [
         {"reliability_corrections_memory_dedupe_threshold": 1.5},
-        {"reliability_rag_canonical_max_items": 0},
+        {"reliability_v5_canonical_list_cap": 0},
         {"reliability_suggest_threshold": 0.95, "reliability_auto_apply_threshold": 0.9},
         {"llm_provider": "openai"},
         {"embedding_backend": "bge-m3"},

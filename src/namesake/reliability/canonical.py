@@ -61,8 +61,12 @@ def chunk_point_id(transcript_id: str, index: int) -> uuid.UUID:
     return uuid.UUID(int=(prefix << 32) | index)
 
 
-def aggregate_payloads(payloads: Iterable[Any], max_items: int) -> CanonicalDictionary:
-    """Merge chunk payloads into lists sorted by frequency (first seen wins ties), cut at max_items."""
+def aggregate_payloads(payloads: Iterable[Any]) -> CanonicalDictionary:
+    """Merge chunk payloads into whole lists sorted by frequency (first seen wins ties).
+
+    No per-list cap here: the spotter matches every entry (the scorer sorts weak matches out);
+    only what goes into an LLM prompt is capped (RELIABILITY_V5_CANONICAL_LIST_CAP).
+    """
     counts: dict[str, Counter[str]] = {n: Counter() for n in CANONICAL_LISTS}
     first_seen: dict[str, dict[str, int]] = {n: {} for n in CANONICAL_LISTS}
     malformed = 0
@@ -82,7 +86,7 @@ def aggregate_payloads(payloads: Iterable[Any], max_items: int) -> CanonicalDict
                 counts[name][v] += 1
                 first_seen[name].setdefault(v, len(first_seen[name]))
     lists = {
-        name: sorted(counts[name], key=lambda v, n=name: (-counts[n][v], first_seen[n][v]))[:max_items]
+        name: sorted(counts[name], key=lambda v, n=name: (-counts[n][v], first_seen[n][v]))
         for name in CANONICAL_LISTS
     }
     return CanonicalDictionary({k: v for k, v in lists.items() if v}, malformed)

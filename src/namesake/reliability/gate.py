@@ -30,7 +30,7 @@ def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) ->
             # allowed only when the final keeps the right entity and adds to it ("Conical Phillips" → ConocoPhillips)
             if not (key in final_key and len(final_key) > len(key)):
                 return True
-            cand.signals["extends_right_entity"] = 1.0  # a reviewer decides these: never auto-applied
+            cand.extends_right_entity = True  # a reviewer decides these: never auto-applied
     return False
 
 

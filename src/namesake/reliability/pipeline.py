@@ -11,6 +11,7 @@ from namesake.llm import LLMProvider
 from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
+from namesake.reliability.memory_policy import apply_refusals
 from namesake.reliability.scorer import (
     ScorerWeights,
     fill_context_signals,
@@ -105,16 +106,7 @@ def candidate_signals(
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
-    # A pair the user both refused somewhere and made somewhere depends on context: the signals alone decide.
-    confirmed = {(compact(m.original), compact(m.final)) for m in inputs.remembered}
-    cands = []
-    for c in gate.passed:
-        pair = (compact(c.original), compact(c.final))
-        if pair in inputs.refused:
-            if pair not in confirmed:
-                continue
-            c.signals["contested"] = 1.0
-        cands.append(c)
+    cands = apply_refusals(gate.passed, inputs.refused, inputs.remembered)
     stats.refused_by_user = len(gate.passed) - len(cands)
 
     def signals() -> None:
@@ -124,6 +116,11 @@ def candidate_signals(
 
     _timed(stats, "signals", signals)
     return cands
+
+
+def _worth_keeping(c: Candidate) -> bool:
+    """A reading that may still become a suggestion (the memory or the LLM can lift the rest only so far)."""
+    return c.confidence > 0.05 or c.decision is not Decision.DROPPED or c.source == "context_free"
 
 
 def run_stages(
@@ -142,7 +139,7 @@ def run_stages(
     cands = _timed(
         stats,
         "overlaps",
-        lambda: resolve_overlaps([c for c in cands if c.confidence > 0.05 or c.source == "context_free"]),
+        lambda: resolve_overlaps([c for c in cands if _worth_keeping(c)]),
     )
 
     if booster is not None and inputs.user_id:

@@ -18,6 +18,7 @@ import jellyfish
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.candidates import token_set_similarity
+from namesake.reliability.memory_policy import memory_bonus, memory_bounds
 from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
@@ -28,8 +29,6 @@ LINEAR_SIGNALS = (
     "edit", "rag", "phonetic", "frequency", "length", "capitalised", "token_gap", "commonness", "acronym", "asr",
     "spoken_form",
 )  # fmt: skip
-# How far below AUTO_APPLY a suggestion backed by the user's memory alone stays (it is shown, not applied).
-MEMORY_ONLY_MARGIN = 0.001
 # Added to the trees' log-odds: the bench data has no word confidences to learn them from.
 OUTSIDE_MODEL = ("asr",)
 
@@ -139,8 +138,8 @@ def base_logits(signals: list[dict[str, float]], w: ScorerWeights) -> list[float
     return [w.bias + sum(weight * s.get(name, 0.0) for name, weight in w.signals.items()) for s in signals]
 
 
-def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
-    """sigmoid(base log-odds [+ LLM verdict]), plus the memory bonus; a signal absent counts 0."""
+def evidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
+    """sigmoid(base log-odds [+ LLM verdict]): what the signals say, before the memory and the policy."""
     if signals.get("context_free"):  # nothing to compare with: only the LLM's verdict can make it a suggestion
         z = w.bias
     elif base is not None:
@@ -149,43 +148,51 @@ def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None =
         z = base_logits([signals], w)[0]
     if "llm" in signals:  # verdict in [-1, 1]: the model confirmed or refused this final
         z += w.llm * signals["llm"]
-    score = evidence = 1.0 / (1.0 + math.exp(-z))
-    # a change the user both made and refused says nothing either way: the signals alone decide
-    remembered = 0.0 if signals.get("contested") else signals.get("remembered", 0.0)
-    if remembered >= 1.0:  # the user made this exact correction before: at least a firm suggestion
-        score = max(score, (w.suggest + w.auto_apply) / 2)
-    elif remembered > 0:  # a near spelling of an original they corrected: worth showing them
-        score = max(score, w.suggest)
-    if not signals.get("contested"):
-        score += signals.get("memory_bonus", 0.0)
-    if evidence < w.suggest and score >= w.auto_apply:
-        # the memory alone never rewrites: "uh" → "GMA" was right once, in one place, not for every "uh"
-        score = w.auto_apply - MEMORY_ONLY_MARGIN
-    if signals.get("extends_right_entity"):  # rewrites around a right entity: for a reviewer, never automatic
-        score = min(score, (w.suggest + w.auto_apply) / 2)
-    return max(0.0, min(1.0, score))
+    return 1.0 / (1.0 + math.exp(-z))
 
 
-def decide(conf: float, w: ScorerWeights) -> Decision:
-    """auto_applied at or above AUTO_APPLY, pending at or above SUGGEST, else dropped."""
+def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
+    """The evidence plus the memory bonus, in [0, 1]; independent of the decision thresholds."""
+    return max(0.0, min(1.0, evidence(signals, w, base) + signals.get("memory_bonus", 0.0)))
+
+
+def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> Decision:
+    """auto_applied at or above AUTO_APPLY, pending at or above SUGGEST, else dropped; then the policy's caps.
+
+    The caps: the memory's bounds (`memory_policy.memory_bounds`), and a rewrite around a right entity is
+    never automatic.
+    """
+    conf = c.confidence
     if conf >= w.auto_apply:
-        return Decision.AUTO_APPLIED
-    if conf >= w.suggest:
-        return Decision.PENDING
-    return Decision.DROPPED
+        decision = Decision.AUTO_APPLIED
+    elif conf >= w.suggest:
+        decision = Decision.PENDING
+    else:
+        decision = Decision.DROPPED
+    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, w.suggest)
+    if c.extends_right_entity and decision is Decision.AUTO_APPLIED:
+        decision = Decision.PENDING
+    return decision
 
 
 def score_candidates(candidates: list[Candidate], w: ScorerWeights) -> None:
     """Set confidence and decision on each candidate from its signals (the model runs once for all)."""
     bases = base_logits([c.signals for c in candidates], w) if candidates else []
     for c, base in zip(candidates, bases, strict=True):
-        c.confidence = round(confidence(c.signals, w, base), 4)
-        c.decision = decide(c.confidence, w)
+        ev = evidence(c.signals, w, base)
+        c.confidence = round(max(0.0, min(1.0, ev + memory_bonus(c))), 4)
+        c.decision = decide(c, w, ev)
+
+
+DECISION_RANK = {Decision.AUTO_APPLIED: 2, Decision.PENDING: 1, Decision.DROPPED: 0}
 
 
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
-    """Keep the most confident candidate of each overlapping group (ties: longer span, earlier)."""
-    ordered = sorted(candidates, key=lambda c: (-c.confidence, -(c.end_char - c.start_char), c.start_char))
+    """Keep the best candidate of each overlapping group: strongest decision, then confidence, longer, earlier."""
+    ordered = sorted(
+        candidates,
+        key=lambda c: (-DECISION_RANK[c.decision], -c.confidence, -(c.end_char - c.start_char), c.start_char),
+    )
     taken: dict[str, list[tuple[int, int]]] = {}
     kept = []
     for c in ordered:

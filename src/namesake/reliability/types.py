@@ -149,10 +149,14 @@ class Candidate:
     confidence: float = 0.0
     decision: Decision = Decision.DROPPED
     meta: dict[str, Any] = field(default_factory=dict)
+    # Policy flags, not model features: they bound the decision, never the confidence.
+    contested: bool = False  # the user both made and refused this pair: the signals alone decide
+    extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
 
     def audit(self) -> dict[str, float]:
-        """What is stored with a suggestion to explain it: every signal it was scored on."""
-        return dict(self.signals)
+        """What is stored with a suggestion to explain it: every signal it was scored on, and its flags."""
+        flags = {"contested": self.contested, "extends_right_entity": self.extends_right_entity}
+        return {**self.signals, **{k: 1.0 for k, v in flags.items() if v}}
 
     @property
     def span(self) -> tuple[str, int, int]:
