@@ -11,24 +11,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# Per-file settings, as a deployment would set them: LibriSpeech comes with whole-chapter biasing lists
-# (thousands of words, one list) used whole, as the baseline uses them, and so with a stricter
-# candidate similarity (a longer list offers more near-misses of any word).
-FILE_SETTINGS: dict[str, dict[str, str]] = {
-    "librispeech": {
-        "RELIABILITY_RAG_TOP_K": "1000",
-        "RELIABILITY_RAG_CANONICAL_MAX_ITEMS": "20000",
-        "RELIABILITY_CANDIDATE_MIN_SIMILARITY": "0.6",
-    }
-}
-
-
-def file_settings(name: str) -> dict[str, str]:
-    """The settings of a bench file, by the dataset its name starts with ("librispeech-other.jsonl.gz" too)."""
-    base = Path(name).name.lower()
-    return next((v for k, v in FILE_SETTINGS.items() if base.startswith(k)), {})
-
-
 BENCH_DATA = Path(os.environ.get("NAMESAKE_BENCH_DATA", ROOT.parent / "shared" / "bench-data"))
 
 

@@ -54,6 +54,28 @@ def compact(text: str) -> str:
     return normalise(text).replace(" ", "")
 
 
+_FORM_SPLIT = re.compile(r"[\s\-/]+")
+
+
+@lru_cache(maxsize=200_000)
+def written_form(text: str, cased: bool = True) -> tuple[str, ...]:
+    """The words as written: spacing, hyphens, accents and (when cased) case kept, other punctuation dropped."""
+    nfc = unicodedata.normalize("NFC", text)
+    words = ("".join(c for c in w if c.isalnum()) for w in _FORM_SPLIT.split(nfc))
+    return tuple(w if cased else w.casefold() for w in words if w)
+
+
+def form_differs(original: str, final: str) -> bool:
+    """Whether writing `final` for `original` changes its form; case counts only where the final has capitals."""
+    cased = any(c.isupper() for c in final)
+    return written_form(original, cased) != written_form(final, cased)
+
+
+def changes_text(original: str, final: str) -> bool:
+    """A change a reader would see: other letters, or the same letters in another form ("Data Dog" → Datadog)."""
+    return compact(original) != compact(final) or form_differs(original, final)
+
+
 def tokenize(text: str) -> list[Token]:
     """Tokens with offsets into `text`; punctuation between tokens and elided articles are skipped."""
     return [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from namesake.reliability.types import Candidate, CanonicalEntry
-from namesake.text import compact, normalise
+from namesake.text import compact, form_differs, normalise
 
 INFLECTIONS = ("s", "es")
 
@@ -34,19 +34,30 @@ def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) ->
     return False
 
 
+def form_fix(cand: Candidate) -> bool:
+    """A span that is a canonical value in another form ("tall grass" for Tallgrass, "ebitda", "K P I")."""
+    return compact(cand.original) == compact(cand.final) and form_differs(cand.original, cand.final)
+
+
 def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> GateResult:
-    """Drop candidates whose span is already canonical, and those that would overwrite such a span."""
+    """Drop candidates whose span is already canonical, and those that would overwrite such a span.
+
+    A canonical span written in another form passes as a form fix to the canonical spelling (the scorer
+    decides whether the form is safe to impose), and stays protected from every other rewrite.
+    """
     canonical_keys = {e.key for e in entries if not e.spoken}
     # A plural or possessive of a canonical entry ("Goldsteins", "Honeywell's") is right as written too.
     canonical_keys |= {k + suffix for k in canonical_keys for suffix in INFLECTIONS}
     protected: dict[str, list[tuple[int, int, str]]] = {}
-    passed = []
+    passed, forms = [], []
     for cand in candidates:
         # even a remembered correction never rewrites what the canonical list says is right
         if compact(cand.original) in canonical_keys:
             protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
+            if form_fix(cand):
+                forms.append(cand)
         else:
             passed.append(cand)
-    kept = [c for c in passed if not _covers_protected(c, protected.get(c.segment_id, []))]
+    kept = [c for c in passed if not _covers_protected(c, protected.get(c.segment_id, []))] + forms
     # one per span, however many entries matched it
     return GateResult(kept, sum(len(set(s)) for s in protected.values()))

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from namesake.llm import LLMProvider
 from namesake.reliability.candidates import context_free_spans, spot_candidates
+from namesake.reliability.context import fill_context
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
@@ -21,7 +22,7 @@ from namesake.reliability.scorer import (
 )
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Mode, RememberedCorrection, Segment
 from namesake.settings import Settings
-from namesake.text import compact
+from namesake.text import changes_text, tokenize
 
 
 @dataclass
@@ -113,6 +114,8 @@ def candidate_signals(
         for c in cands:
             fill_signals(c, by_id[c.segment_id], inputs.language)
         fill_context_signals(cands)
+        tokens = {s.id: tokenize(s.text) for s in inputs.segments if s.id in {c.segment_id for c in cands}}
+        fill_context(cands, inputs.segments, tokens, inputs.language)
 
     _timed(stats, "signals", signals)
     return cands
@@ -167,7 +170,7 @@ def run_stages(
         stats.llm = asdict(llm_stats)
         score_candidates(cands, weights)
 
-    kept = [c for c in cands if c.decision is not Decision.DROPPED and compact(c.final) != compact(c.original)]
+    kept = [c for c in cands if c.decision is not Decision.DROPPED and changes_text(c.original, c.final)]
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied

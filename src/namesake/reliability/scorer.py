@@ -22,7 +22,7 @@ from namesake.reliability.memory_policy import memory_bonus, memory_bounds
 from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
-from namesake.text import common_word_frequency, compact, phonetic_keys, word_frequency
+from namesake.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (
@@ -117,6 +117,10 @@ def _text_signals(
     s["final_commonness"] = round(min(1.0, word_frequency(cand_final, language) / 7.0), 4)
     s["everyday_word"] = round(min(1.0, common_word_frequency(cand_original, language) / 7.0), 4)
     s["multi_token"] = 1.0 if window_tokens > 1 else 0.0
+    if o == f:  # the same letters in another form: which form changes tells how safe it is to impose
+        s["form_only"] = 1.0
+        s["case_only"] = 1.0 if written_form(cand_original, False) == written_form(cand_final, False) else 0.0
+        s["spacing_only"] = 1.0 if "".join(written_form(cand_original)) == "".join(written_form(cand_final)) else 0.0
     s[f"type_{entity_type.lower()}"] = 1.0
     return s
 

@@ -1,0 +1,140 @@
+"""Context signals: how plausible the original is where it stands, compared with the final.
+
+Two sources, both inside installed packages or the transcript itself (nothing fetched at run time):
+- English word pairs: the unigram and bigram counts of the Google Web Trillion Word corpus that ship in
+  the `wordsegment` package (333k words, 258k pairs), read once per process, scored with a stupid-backoff
+  bigram model on the words at the edges of the span ("which bodes well" vs "which Biden's well");
+- the transcript: how often the final is already written that way elsewhere in it, and how often the
+  original is ("the chug cap" once vs "Cup" written right ten times), in any language.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from namesake.reliability.types import Candidate, Segment
+from namesake.text import Token, tokenize, written_form
+
+# Stupid backoff (Brants et al. 2007): an unseen pair scores BACKOFF × the word's unigram probability.
+BACKOFF = 0.4
+# Probability floor of a word the corpus never saw, per character (longer unknown words are rarer).
+UNKNOWN_PER_CHAR = 0.1
+
+
+@dataclass(frozen=True)
+class WordPairs:
+    """Unigram and bigram counts of one language."""
+
+    unigrams: dict[str, float]
+    bigrams: dict[str, float]
+    total: float
+
+
+def _read_counts(name: str) -> dict[str, float]:
+    text = resources.files("wordsegment").joinpath(name).read_text(encoding="utf-8")
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        word, _, count = line.partition("\t")
+        if count:
+            out[word] = float(count)
+    return out
+
+
+@lru_cache(maxsize=2)
+def word_pairs(language: str) -> WordPairs | None:
+    """The language's pair counts, loaded once per process; None where no resource is installed (French)."""
+    if not language.startswith("en"):
+        return None
+    try:
+        unigrams = _read_counts("unigrams.txt")
+        bigrams = _read_counts("bigrams.txt")
+    except (ModuleNotFoundError, FileNotFoundError):  # pragma: no cover - a declared dependency
+        return None
+    return WordPairs(unigrams, bigrams, 1024908267229.0)
+
+
+def _logp(lm: WordPairs, previous: str | None, word: str) -> float:
+    """log10 P(word | previous) with stupid backoff to the unigram."""
+    count = lm.unigrams.get(word)
+    unigram = count / lm.total if count else UNKNOWN_PER_CHAR ** len(word) / lm.total * 10
+    if previous is not None:
+        pair = lm.bigrams.get(f"{previous} {word}")
+        prev_count = lm.unigrams.get(previous)
+        if pair and prev_count:
+            return math.log10(pair / prev_count)
+        return math.log10(BACKOFF * unigram)
+    return math.log10(unigram)
+
+
+def phrase_logp(lm: WordPairs, left: str | None, words: list[str], right: str | None) -> float:
+    """log10 P of the words with their neighbours, per word of the phrase (so a split "tall grass" is not penalised)."""
+    if not words:
+        return 0.0
+    total, previous = 0.0, left
+    for w in [*words, *([right] if right else [])]:
+        total += _logp(lm, previous, w)
+        previous = w
+    return total / len(words)
+
+
+def _lm_words(text: str) -> list[str]:
+    return [t.norm for t in tokenize(text)]  # "Biden's" is one word, as the pair counts write it: "bidens"
+
+
+@dataclass
+class TranscriptText:
+    """The transcript as written, for counting where a phrase is already written a given way."""
+
+    written: str  # every segment's words as written, one space apart, segments apart by " | "
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, segments: list[Segment]) -> TranscriptText:
+        """Build once per analysis."""
+        return cls(" " + " | ".join(" ".join(written_form(s.text)) for s in segments) + " ")
+
+    def count(self, phrase: str) -> int:
+        """How often the phrase appears written exactly so (case, accents, spacing)."""
+        words = " ".join(written_form(phrase))
+        if words not in self.counts:
+            self.counts[words] = self.written.count(f" {words} ") if words else 0
+        return self.counts[words]
+
+
+def neighbours(tokens: list[Token], starts: list[int], start: int, end: int) -> tuple[str | None, str | None]:
+    """The words just before and just after [start, end) in the segment."""
+    i = bisect_left(starts, start)
+    j = bisect_right(starts, end - 1)
+    left = tokens[i - 1].norm if i > 0 else None
+    right = tokens[j].norm if j < len(tokens) else None
+    return left, right
+
+
+def fill_context(
+    cands: list[Candidate], segments: list[Segment], tokens: dict[str, list[Token]], language: str
+) -> None:
+    """Set the context signals of every candidate (pure; the pair counts are read once per process)."""
+    lm = word_pairs(language)
+    text = TranscriptText.of(segments)
+    starts = {sid: [t.start for t in toks] for sid, toks in tokens.items()}
+    for c in cands:
+        toks = tokens[c.segment_id]
+        left, right = neighbours(toks, starts[c.segment_id], c.start_char, c.end_char)
+        # written right elsewhere in the transcript: minus this span itself when it already reads so
+        final_here = 1 if " ".join(written_form(c.original)) == " ".join(written_form(c.final)) else 0
+        c.signals["final_elsewhere"] = round(math.log1p(max(0, text.count(c.final) - final_here)), 4)
+        c.signals["original_elsewhere"] = round(math.log1p(max(0, text.count(c.original) - 1)), 4)
+        c.signals["left_is_function"] = 0.0 if left is None else float(left in _ARTICLES)
+        if lm is not None:
+            o, f = _lm_words(c.original), _lm_words(c.final)
+            lo, lf = phrase_logp(lm, left, o, right), phrase_logp(lm, left, f, right)
+            c.signals["ctx_original"] = round(lo, 4)
+            c.signals["ctx_gain"] = round(lf - lo, 4)
+
+
+# Words after which a proper name is unusual and an everyday noun usual ("the tent", "a cup").
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "le", "la", "les", "un", "une", "des"})
