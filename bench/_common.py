@@ -28,7 +28,8 @@ def right_entity_changes(seg: dict[str, Any], new: str, edits: list[Any]) -> tup
     A right entity the yardstick counts broken as written ("Q and A" for Q&A) is repaired when the
     edit makes it match, and never counted broken again.
     """
-    sys.path.insert(0, str(BENCH_DATA))
+    if str(BENCH_DATA) not in sys.path:
+        sys.path.insert(0, str(BENCH_DATA))
     from score import entity_ok
 
     right = seg["correct"] + seg["format_diffs"]

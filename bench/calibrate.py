@@ -17,6 +17,8 @@ import argparse
 import datetime as dt
 import gzip
 import json
+import multiprocessing
+import os
 import sys
 import tempfile
 from collections import defaultdict
@@ -41,59 +43,66 @@ THRESHOLDS = (0.5,)
 HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
                     "precision_auto_ref", "harm_auto", "FER_before", "FER_auto", "FER_oracle", "WERF_before",
                     "WERF_auto")  # fmt: skip
-# The default suggest threshold (RELIABILITY_SUGGEST_THRESHOLD).
-SUGGEST = 0.1
+# The default thresholds (RELIABILITY_AUTO_APPLY_THRESHOLD, RELIABILITY_SUGGEST_THRESHOLD).
+DEFAULT_AUTO, SUGGEST = 0.5, 0.1
+# The context signals (namesake.reliability.context), left out together for the ablation.
+CONTEXT_SIGNALS = ("ctx_", "final_elsewhere", "original_elsewhere", "left_is_function")
+
+
+def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
+    """The candidates of one transcript (a bench-file line), each with the yardstick's verdicts; runs in a worker."""
+    stem, line = job
+    if str(BENCH_DATA) not in sys.path:
+        sys.path.insert(0, str(BENCH_DATA))
+    from rapidfuzz.distance import Levenshtein
+    from score import apply, entity_ok, form_words  # the yardstick's own definitions of "fixed", "broken", words
+
+    settings = Settings(llm_provider="none")  # the defaults: no per-file settings
+    raw = json.loads(line)
+    t = TranscriptIn.model_validate(raw)
+    # what fetch_canonical_entities would return for these lists once indexed
+    inputs = PipelineInputs(to_segments(t), aggregate_payloads([t.canonical_entities or {}]), language=t.language)
+    gold = {s["id"]: s for s in raw["segments"]}
+    forms: dict[str, tuple[bool, list[str], int]] = {}
+    rows = []
+    for c in candidate_signals(inputs, settings, RunStats()):
+        seg = gold[c.segment_id]
+        if c.segment_id not in forms:
+            cased = any(ch.isupper() for ch in seg["reference"])
+            ref_form = form_words(seg["reference"], cased)
+            forms[c.segment_id] = (cased, ref_form, Levenshtein.distance(form_words(seg["text"], cased), ref_form))
+        cased, ref_form, before = forms[c.segment_id]
+        new, edits = apply(seg["text"], [{"start_char": c.start_char, "end_char": c.end_char, "final": c.final}])
+        repairs, breaks = right_entity_changes(seg, new, edits)
+        rows.append(
+            {
+                "file": stem,
+                "transcript_id": raw["transcript_id"],
+                "group": f"{stem}:{raw.get('group', raw['transcript_id'])}",
+                "span": (raw["transcript_id"], c.segment_id, c.start_char, c.end_char),
+                "final": c.final,
+                "signals": dict(c.signals),
+                "extends": c.extends_right_entity,
+                "fixes": sum(entity_ok(g, new, edits) for g in seg["errors"]),
+                "repairs": repairs,
+                "breaks": breaks,
+                # the yardstick's harm rule: words as written (spacing, accents, case) farther from the reference
+                "closer": Levenshtein.distance(form_words(new, cased), ref_form) - before,
+            }
+        )
+    return rows
 
 
 def labelled_candidates(path: Path) -> list[dict[str, Any]]:
     """Every scored-to-be candidate of a bench file, with its signals, call group and yardstick label."""
-    sys.path.insert(0, str(BENCH_DATA))
-    from rapidfuzz.distance import Levenshtein
-    from score import apply, entity_ok, form_words  # the yardstick's own definitions of "fixed", "broken", words
-
     stem = path.name.split(".")[0]
-    settings = Settings(llm_provider="none")  # the defaults: no per-file settings
-    rows = []
     with gzip.open(path, "rt") as fh:
-        for n, line in enumerate(fh, 1):
-            raw = json.loads(line)
-            t = TranscriptIn.model_validate(raw)
-            # what fetch_canonical_entities would return for these lists once indexed
-            dictionary = aggregate_payloads([t.canonical_entities or {}])
-            inputs = PipelineInputs(to_segments(t), dictionary, language=t.language)
-            gold = {s["id"]: s for s in raw["segments"]}
-            forms = {}
-            for c in candidate_signals(inputs, settings, RunStats()):
-                seg = gold[c.segment_id]
-                if c.segment_id not in forms:
-                    cased = any(ch.isupper() for ch in seg["reference"])
-                    forms[c.segment_id] = (cased, form_words(seg["reference"], cased))
-                cased, ref_form = forms[c.segment_id]
-                new, edits = apply(
-                    seg["text"], [{"start_char": c.start_char, "end_char": c.end_char, "final": c.final}]
-                )
-                fixes = sum(entity_ok(g, new, edits) for g in seg["errors"])
-                repairs, breaks = right_entity_changes(seg, new, edits)
-                # the yardstick's harm rule: words as written (spacing, accents, case) farther from the reference
-                closer = Levenshtein.distance(form_words(new, cased), ref_form) - Levenshtein.distance(
-                    form_words(seg["text"], cased), ref_form
-                )
-                rows.append(
-                    {
-                        "file": stem,
-                        "transcript_id": raw["transcript_id"],
-                        "group": f"{stem}:{raw.get('group', raw['transcript_id'])}",
-                        "span": (raw["transcript_id"], c.segment_id, c.start_char, c.end_char),
-                        "final": c.final,
-                        "signals": dict(c.signals),
-                        "extends": c.extends_right_entity,
-                        "fixes": fixes,
-                        "repairs": repairs,
-                        "breaks": breaks,
-                        "closer": closer,
-                    }
-                )
-            print(f"\r{path.name}: {n} transcripts, {len(rows)} candidates", end="", file=sys.stderr)
+        jobs = [(stem, line) for line in fh if line.strip()]
+    rows: list[dict[str, Any]] = []
+    with multiprocessing.get_context("spawn").Pool(os.cpu_count() or 1) as pool:
+        for n, found in enumerate(pool.imap(_label_transcript, jobs, chunksize=2), 1):
+            rows.extend(found)
+            print(f"\r{path.name}: {n}/{len(jobs)} transcripts, {len(rows)} candidates", end="", file=sys.stderr)
     print(file=sys.stderr)
     return rows
 
@@ -171,23 +180,37 @@ def main() -> None:
     weight = np.array([BREAK_WEIGHT if r["breaks"] else 1.0 for r in rows])
     groups = np.array([r["group"] for r in rows])
 
-    held_out = np.zeros(len(rows))
-    for train, test in GroupKFold(a.folds).split(x, y, groups):
-        m = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x[train], y[train], sample_weight=weight[train])
-        held_out[test] = m.predict_proba(x[test])[:, 1]
+    def cross_validated(cols: list[int]) -> np.ndarray:
+        """Held-out probabilities: each call scored by trees that never saw it."""
+        p = np.zeros(len(rows))
+        for train, test in GroupKFold(a.folds).split(x, y, groups):
+            m = HistGradientBoostingClassifier(random_state=0, **TREES)
+            m.fit(x[train][:, cols], y[train], sample_weight=weight[train])
+            p[test] = m.predict_proba(x[test][:, cols])[:, 1]
+        return p
+
+    everything = list(range(len(features)))
+    held_out = cross_validated(everything)
+    no_context = cross_validated([i for i, f in enumerate(features) if not f.startswith(CONTEXT_SIGNALS)])
+    form_only = np.array([bool(r["signals"].get("form_only")) for r in rows])
+    variants = [
+        ("all signals", held_out, a.thresholds),
+        ("without context signals", no_context, [DEFAULT_AUTO]),
+        ("without form fixes", np.where(form_only, 0.0, held_out), [DEFAULT_AUTO]),
+    ]
     print(f"\n### held-out calls ({a.folds}-fold by call group): candidates {len(rows)}, positives {int(y.sum())}\n")
     cols = HELD_OUT_COLUMNS
-    print("| file | auto ≥ | suggestions auto | " + " | ".join(cols) + " |")
+    print("| file | variant | auto ≥ | " + " | ".join(cols) + " |")
     print("|---|---|---|" + "---|" * len(cols))
     for name in a.files:
         stem = name.split(".")[0]
         idx = [i for i, r in enumerate(rows) if r["file"] == stem]
         sub = [rows[i] for i in idx]
-        for thr in a.thresholds:
-            row = yardstick(bench_file(name), sub, held_out[idx], thr, SUGGEST)
-            n_auto = sum(1 for i in idx if held_out[i] >= thr)
-            cells = " | ".join("-" if row.get(c) is None else f"{row[c]:.4f}" for c in cols)
-            print(f"| {stem} | {thr} | {n_auto} | {cells} |", flush=True)
+        for variant, probs, thresholds in variants:
+            for thr in thresholds:
+                row = yardstick(bench_file(name), sub, probs[idx], thr, SUGGEST)
+                cells = " | ".join("-" if row.get(c) is None else f"{row[c]:.4f}" for c in cols)
+                print(f"| {stem} | {variant} | {thr} | {cells} |", flush=True)
 
     model = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x, y, sample_weight=weight)
     meta = {

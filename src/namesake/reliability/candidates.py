@@ -26,6 +26,8 @@ MAX_WINDOW_CHARS = 48
 MIN_PHONETIC_KEY_LEN = 2
 # How many of a language's most frequent words count as function words (never a name on their own).
 FUNCTION_WORDS = 80
+# Fuzzy matches kept per window, nearest first (exact phonetic and spelled-letter matches are always kept).
+NEAREST_ENTRIES = 3
 # Nobody spells out more letters than this.
 MAX_SPELLED_LETTERS = 8
 
@@ -154,6 +156,19 @@ def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: 
     return out
 
 
+def nearest_per_window(pairs: list[tuple[int, int, float]], k: int | None = None) -> list[tuple[int, int, float]]:
+    """The k nearest entries of each window: a 3,000-word list offers far more near-misses of any word than a
+    30-entry one, and only the nearest few are ever the right reading (so no similarity knob per list size)."""
+    k = NEAREST_ENTRIES if k is None else k
+    by_window: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
+    for p in pairs:
+        by_window[p[0]].append(p)
+    out: list[tuple[int, int, float]] = []
+    for found in by_window.values():
+        out.extend(sorted(found, key=lambda p: -p[2])[:k] if len(found) > k else found)
+    return out
+
+
 def _candidate(
     segments: list[Segment], tokens: list[list[Token]], w: Window, final: str, entity_type: str, source: str
 ) -> Candidate | None:
@@ -206,7 +221,7 @@ def spot_candidates(
 
     key_index = {k: i for i, k in enumerate(keys)}
     written = [ei for ei, e in enumerate(entries) if not e.spoken]
-    for wi, j, sim in fuzzy_pairs(keys, [entries[ei] for ei in written], min_similarity):
+    for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in written], min_similarity)):
         hits[(wi, written[j])]["edit"] = sim
     for ei, e in enumerate(entries):
         # a spoken form is matched only as said: "Q and" or "quite a" are not Q&A
