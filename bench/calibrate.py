@@ -44,7 +44,7 @@ HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_a
                     "precision_auto_ref", "harm_auto", "FER_before", "FER_auto", "FER_oracle", "WERF_before",
                     "WERF_auto")  # fmt: skip
 # The default thresholds (RELIABILITY_AUTO_APPLY_THRESHOLD, RELIABILITY_SUGGEST_THRESHOLD).
-DEFAULT_AUTO, SUGGEST = 0.5, 0.1
+DEFAULT_AUTO, SUGGEST = 0.6, 0.1
 # The context signals (namesake.reliability.context), left out together for the ablation.
 CONTEXT_SIGNALS = ("ctx_", "final_elsewhere", "original_elsewhere", "left_is_function")
 

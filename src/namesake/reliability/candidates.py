@@ -26,6 +26,8 @@ MAX_WINDOW_CHARS = 48
 MIN_PHONETIC_KEY_LEN = 2
 # How many of a language's most frequent words count as function words (never a name on their own).
 FUNCTION_WORDS = 80
+# A change of fewer letters than this is never proposed: a lone letter is not a mis-heard name.
+MIN_ORIGINAL_CHARS = 2
 # Fuzzy matches kept per window, nearest first (exact phonetic and spelled-letter matches are always kept).
 NEAREST_ENTRIES = 3
 # Nobody spells out more letters than this.
@@ -186,6 +188,8 @@ def _candidate(
     while last > first and len(words) > 1 and toks[last].norm == compact(words[-1]):
         last, words = last - 1, words[:-1]
     start, end = toks[first].start, toks[last].end
+    if len(compact(seg.text[start:end])) < MIN_ORIGINAL_CHARS:  # "Q" → Q&A: one letter says nothing of a name
+        return None
     new_final = " ".join(words)
     if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):
         return None
@@ -221,8 +225,10 @@ def spot_candidates(
 
     key_index = {k: i for i, k in enumerate(keys)}
     written = [ei for ei, e in enumerate(entries) if not e.spoken]
-    for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in written], min_similarity)):
-        hits[(wi, written[j])]["edit"] = sim
+    # a value with "&" is matched as said ("M and A"), never fuzzily: "Q and" is not Q&A
+    fuzzy = [ei for ei in written if "&" not in entries[ei].value]
+    for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in fuzzy], min_similarity)):
+        hits[(wi, fuzzy[j])]["edit"] = sim
     for ei, e in enumerate(entries):
         # a spoken form is matched only as said: "Q and" or "quite a" are not Q&A
         if e.spoken and e.key in key_index:
