@@ -7,7 +7,7 @@ from typing import Any
 
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
-from namesake.transcripts import ManualSpan, TranscriptStore
+from namesake.transcripts import ManualFix, TranscriptStore
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[str, set[str]] = {
@@ -34,21 +34,6 @@ class ReviewResult:
 
     suggestion: dict[str, Any]
     memory: str | None
-
-
-@dataclass(frozen=True)
-class ManualFix:
-    """A span the reviewer corrected although nothing was suggested."""
-
-    user_id: str
-    transcript_id: str
-    segment_id: str
-    start_char: int
-    end_char: int
-    original: str
-    final: str
-    entity_type: str
-    segment_text: str | None = None
 
 
 class ReviewService:
@@ -123,8 +108,5 @@ class ReviewService:
                 end_char=fix.end_char,
             )
         )
-        row = self.transcripts.save_manual(
-            ManualSpan(fix.transcript_id, fix.segment_id, fix.start_char, fix.end_char, fix.original, fix.final,
-                       fix.entity_type)
-        )  # fmt: skip
+        row = self.transcripts.save_manual(fix)
         return ReviewResult(row, result.outcome.value)

@@ -61,9 +61,10 @@ class StoredSuggestion:
 
 
 @dataclass(frozen=True)
-class ManualSpan:
-    """Where a manual fix goes: a validated suggestion row of its own."""
+class ManualFix:
+    """A span the reviewer corrected although nothing was suggested; saved as a validated suggestion of its own."""
 
+    user_id: str
     transcript_id: str
     segment_id: str
     start_char: int
@@ -71,6 +72,7 @@ class ManualSpan:
     original: str
     final: str
     entity_type: str
+    segment_text: str | None = None
 
 
 class TranscriptStore:
@@ -185,7 +187,7 @@ class TranscriptStore:
                 raise
             raise ConflictError("another suggestion of this span already has that final", field="final") from exc
 
-    def save_manual(self, span: ManualSpan) -> dict[str, Any]:
+    def save_manual(self, span: ManualFix) -> dict[str, Any]:
         """The manual fix as a validated suggestion of its span (a repeat validates the same row)."""
         with self.db.session() as s:
             row = s.scalar(
