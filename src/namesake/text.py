@@ -78,11 +78,17 @@ def changes_text(original: str, final: str) -> bool:
 
 def tokenize(text: str) -> list[Token]:
     """Tokens with offsets into `text`; punctuation between tokens and elided articles are skipped."""
-    return [
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=20_000)
+def _tokens(text: str) -> tuple[Token, ...]:
+    """Spotting and the context signals tokenize the same segments: once per text."""
+    return tuple(
         Token(m.group(), m.start(), m.end(), compact(m.group()))
         for m in _TOKEN.finditer(text)
         if m.group()[-1] not in "'’"
-    ]
+    )
 
 
 def phonetic_keys(text: str, language: str = "en") -> tuple[str, ...]:

@@ -158,10 +158,13 @@ def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: 
     return out
 
 
-def nearest_per_window(pairs: list[tuple[int, int, float]], k: int | None = None) -> list[tuple[int, int, float]]:
-    """The k nearest entries of each window: a 3,000-word list offers far more near-misses of any word than a
-    30-entry one, and only the nearest few are ever the right reading (so no similarity knob per list size)."""
-    k = NEAREST_ENTRIES if k is None else k
+def nearest_per_window(pairs: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """The NEAREST_ENTRIES nearest entries of each window.
+
+    A 3,000-word list offers far more near-misses of any word than a 30-entry one, and only the nearest
+    few are ever the right reading: so no similarity knob per list size.
+    """
+    k = NEAREST_ENTRIES
     by_window: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
     for p in pairs:
         by_window[p[0]].append(p)

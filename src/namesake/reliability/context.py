@@ -23,6 +23,8 @@ from namesake.text import Token, tokenize, written_form
 BACKOFF = 0.4
 # Probability floor of a word the corpus never saw, per character (longer unknown words are rarer).
 UNKNOWN_PER_CHAR = 0.1
+# Words after which a proper name is unusual and an everyday noun usual ("the tent", "a cup").
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "le", "la", "les", "un", "une", "des"})
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,3 @@ def fill_context(
             lo, lf = phrase_logp(lm, left, o, right), phrase_logp(lm, left, f, right)
             c.signals["ctx_original"] = round(lo, 4)
             c.signals["ctx_gain"] = round(lf - lo, 4)
-
-
-# Words after which a proper name is unusual and an everyday noun usual ("the tent", "a cup").
-_ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "le", "la", "les", "un", "une", "des"})

@@ -114,7 +114,8 @@ def candidate_signals(
         for c in cands:
             fill_signals(c, by_id[c.segment_id], inputs.language)
         fill_context_signals(cands)
-        tokens = {s.id: tokenize(s.text) for s in inputs.segments if s.id in {c.segment_id for c in cands}}
+        touched = {c.segment_id for c in cands}
+        tokens = {s.id: tokenize(s.text) for s in inputs.segments if s.id in touched}
         fill_context(cands, inputs.segments, tokens, inputs.language)
 
     _timed(stats, "signals", signals)

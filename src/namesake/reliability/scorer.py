@@ -157,7 +157,12 @@ def evidence(signals: dict[str, float], w: ScorerWeights, base: float | None = N
 
 def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
     """The evidence plus the memory bonus, in [0, 1]; independent of the decision thresholds."""
-    return max(0.0, min(1.0, evidence(signals, w, base) + signals.get("memory_bonus", 0.0)))
+    return with_memory(evidence(signals, w, base), signals.get("memory_bonus", 0.0))
+
+
+def with_memory(evidence_: float, bonus: float) -> float:
+    """Evidence plus the memory's bonus, clipped to [0, 1]."""
+    return max(0.0, min(1.0, evidence_ + bonus))
 
 
 def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> Decision:
@@ -184,7 +189,7 @@ def score_candidates(candidates: list[Candidate], w: ScorerWeights) -> None:
     bases = base_logits([c.signals for c in candidates], w) if candidates else []
     for c, base in zip(candidates, bases, strict=True):
         ev = evidence(c.signals, w, base)
-        c.confidence = round(max(0.0, min(1.0, ev + memory_bonus(c))), 4)
+        c.confidence = round(with_memory(ev, memory_bonus(c)), 4)
         c.decision = decide(c, w, ev)
 
 
