@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from namesake.reliability.context import TranscriptText, phrase_logp, word_pairs
+from namesake.reliability.context import count_phrases, phrase_logp, word_pairs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.types import CanonicalDictionary, Segment
 from namesake.settings import Settings
@@ -36,8 +36,10 @@ def test_form_comparison_follows_the_yardstick() -> None:
 
 
 def test_the_transcript_counts_a_final_only_where_it_is_written_so() -> None:
-    text = TranscriptText.of([Segment("1", "Cup rose, the cup fell"), Segment("2", "Cup again")])
-    assert text.count("Cup") == 2 and text.count("cup") == 1 and text.count("Cup rose") == 1
+    segs = [Segment("1", "Cup rose, the cup fell"), Segment("2", "Cup again")]
+    counts = count_phrases(segs, {written_form(p) for p in ("Cup", "cup", "Cup rose", "fell Cup")})
+    assert counts[("Cup",)] == 2 and counts[("cup",)] == 1 and counts[("Cup", "rose")] == 1
+    assert counts[("fell", "Cup")] == 0  # a phrase never runs across segments
 
 
 def test_english_word_pairs_prefer_the_everyday_reading_in_its_context() -> None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -72,7 +74,7 @@ def _logp(lm: WordPairs, previous: str | None, word: str) -> float:
     return math.log10(unigram)
 
 
-def phrase_logp(lm: WordPairs, left: str | None, words: list[str], right: str | None) -> float:
+def phrase_logp(lm: WordPairs, left: str | None, words: Sequence[str], right: str | None) -> float:
     """log10 P of the words with their neighbours, per word of the phrase (so a split "tall grass" is not penalised)."""
     if not words:
         return 0.0
@@ -83,28 +85,32 @@ def phrase_logp(lm: WordPairs, left: str | None, words: list[str], right: str | 
     return total / len(words)
 
 
-def _lm_words(text: str) -> list[str]:
-    return [t.norm for t in tokenize(text)]  # "Biden's" is one word, as the pair counts write it: "bidens"
+@lru_cache(maxsize=100_000)
+def _lm_words(text: str) -> tuple[str, ...]:
+    return tuple(t.norm for t in tokenize(text))  # "Biden's" is one word, as the pair counts write it: "bidens"
 
 
-@dataclass
-class TranscriptText:
-    """The transcript as written, for counting where a phrase is already written a given way."""
+@lru_cache(maxsize=200_000)
+def _context_logp(language: str, left: str | None, words: tuple[str, ...], right: str | None) -> float:
+    """phrase_logp, once per (neighbours, words): the same change recurs across a transcript."""
+    lm = word_pairs(language)
+    return 0.0 if lm is None else phrase_logp(lm, left, words, right)
 
-    written: str  # every segment's words as written, one space apart, segments apart by " | "
-    counts: dict[str, int] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, segments: list[Segment]) -> TranscriptText:
-        """Build once per analysis."""
-        return cls(" " + " | ".join(" ".join(written_form(s.text)) for s in segments) + " ")
-
-    def count(self, phrase: str) -> int:
-        """How often the phrase appears written exactly so (case, accents, spacing)."""
-        words = " ".join(written_form(phrase))
-        if words not in self.counts:
-            self.counts[words] = self.written.count(f" {words} ") if words else 0
-        return self.counts[words]
+def count_phrases(segments: list[Segment], phrases: set[tuple[str, ...]]) -> Counter[tuple[str, ...]]:
+    """How often each phrase (words as written) appears in the transcript; one pass, indexed by first word."""
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for p in phrases:
+        if p:
+            by_first.setdefault(p[0], []).append(p)
+    found: Counter[tuple[str, ...]] = Counter()
+    for s in segments:
+        words = written_form(s.text)
+        for i, w in enumerate(words):
+            for p in by_first.get(w, ()):
+                if words[i : i + len(p)] == p:
+                    found[p] += 1
+    return found
 
 
 def neighbours(tokens: list[Token], starts: list[int], start: int, end: int) -> tuple[str | None, str | None]:
@@ -121,18 +127,18 @@ def fill_context(
 ) -> None:
     """Set the context signals of every candidate (pure; the pair counts are read once per process)."""
     lm = word_pairs(language)
-    text = TranscriptText.of(segments)
+    counts = count_phrases(segments, {written_form(t) for c in cands for t in (c.original, c.final)})
     starts = {sid: [t.start for t in toks] for sid, toks in tokens.items()}
     for c in cands:
         toks = tokens[c.segment_id]
         left, right = neighbours(toks, starts[c.segment_id], c.start_char, c.end_char)
         # written right elsewhere in the transcript: minus this span itself when it already reads so
-        final_here = 1 if " ".join(written_form(c.original)) == " ".join(written_form(c.final)) else 0
-        c.signals["final_elsewhere"] = round(math.log1p(max(0, text.count(c.final) - final_here)), 4)
-        c.signals["original_elsewhere"] = round(math.log1p(max(0, text.count(c.original) - 1)), 4)
+        final_here = 1 if written_form(c.original) == written_form(c.final) else 0
+        c.signals["final_elsewhere"] = round(math.log1p(max(0, counts[written_form(c.final)] - final_here)), 4)
+        c.signals["original_elsewhere"] = round(math.log1p(max(0, counts[written_form(c.original)] - 1)), 4)
         c.signals["left_is_function"] = 0.0 if left is None else float(left in _ARTICLES)
         if lm is not None:
-            o, f = _lm_words(c.original), _lm_words(c.final)
-            lo, lf = phrase_logp(lm, left, o, right), phrase_logp(lm, left, f, right)
+            lo = _context_logp(language, left, _lm_words(c.original), right)
+            lf = _context_logp(language, left, _lm_words(c.final), right)
             c.signals["ctx_original"] = round(lo, 4)
             c.signals["ctx_gain"] = round(lf - lo, 4)
