@@ -125,17 +125,20 @@ def predictions(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest:
         taken[(tid, seg)].append((start, end))
         status = "auto_applied" if p[i] >= auto and not rows[i]["extends"] else "pending"
         out[tid].append({"segment_id": seg, "start_char": start, "end_char": end, "final": rows[i]["final"],
-                         "status": status, "confidence": float(p[i])})  # fmt: skip
+                         "status": status, "confidence": float(p[i]), "signals": rows[i]["signals"]})  # fmt: skip
     return out
 
 
-def yardstick(split: Path, rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, Any]:
-    """The yardstick's TOTAL row for the predictions these probabilities make."""
+def yardstick(
+    split: Path, rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float, keep: Path | None = None
+) -> dict[str, Any]:
+    """The yardstick's TOTAL row for the predictions these probabilities make (kept in `keep` when given)."""
     preds = predictions(rows, p, auto, suggest)
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+    path = keep or Path(tempfile.mkstemp(suffix=".jsonl")[1])
+    with path.open("w") as fh:
         for tid in dict.fromkeys(r["transcript_id"] for r in rows):
             fh.write(json.dumps({"transcript_id": tid, "seconds": 0, "suggestions": preds.get(tid, [])}) + "\n")
-    _, table = score(split, Path(fh.name))
+    _, table = score(split, path)
     return table["TOTAL"]
 
 
@@ -172,6 +175,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=BUNDLED_MODEL)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--thresholds", type=float, nargs="*", default=list(THRESHOLDS), help="auto-apply thresholds")
+    ap.add_argument("--predictions", type=Path, help="keep the held-out predictions files in this folder")
     a = ap.parse_args()
     rows = [r for name in a.files for r in labelled_candidates(bench_file(name))]
     features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
@@ -208,7 +212,11 @@ def main() -> None:
         sub = [rows[i] for i in idx]
         for variant, probs, thresholds in variants:
             for thr in thresholds:
-                row = yardstick(bench_file(name), sub, probs[idx], thr, SUGGEST)
+                keep = None
+                if a.predictions:
+                    a.predictions.mkdir(parents=True, exist_ok=True)
+                    keep = a.predictions / f"{stem}.{variant.replace(' ', '-')}.{thr}.jsonl"
+                row = yardstick(bench_file(name), sub, probs[idx], thr, SUGGEST, keep)
                 cells = " | ".join("-" if row.get(c) is None else f"{row[c]:.4f}" for c in cols)
                 print(f"| {stem} | {variant} | {thr} | {cells} |", flush=True)
 

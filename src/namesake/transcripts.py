@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.errors import ConflictError, NotFoundError
 from namesake.models import Suggestion, Transcript, User
+from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate
-from namesake.text import compact
 
 DEFAULT_USER = "default"
 
@@ -87,14 +87,14 @@ class TranscriptStore:
             _ensure_transcript(s, transcript_id, user_id, language)
 
     def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:
-        """(compact original, compact final) pairs this user rejected: never proposed to them again."""
+        """(normalised original, compact final) pairs this user rejected: never proposed to them again."""
         with self.db.session() as s:
             rows = s.execute(
                 select(Suggestion.original, Suggestion.final)
                 .join(Transcript, Transcript.id == Suggestion.transcript_id)
                 .where(Transcript.user_id == user_id, Suggestion.status == "rejected")
             ).all()
-        return {(compact(o), compact(f)) for o, f in rows}
+        return {refusal_key(o, f) for o, f in rows}
 
     def save_suggestions(self, transcript_id: str, cands: list[Candidate]) -> list[dict[str, Any]]:
         """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones."""

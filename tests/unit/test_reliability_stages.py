@@ -8,6 +8,7 @@ import pytest
 
 from namesake.reliability.candidates import spot_candidates, token_set_similarity
 from namesake.reliability.gate import apply_gate
+from namesake.reliability.memory_policy import apply_refusals, refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.scorer import ScorerWeights, confidence, decide, resolve_overlaps, score_candidates
 from namesake.reliability.types import (
@@ -229,3 +230,18 @@ def test_the_memory_alone_never_auto_applies_but_lifts_what_the_signals_support(
     # "uh" → "GMA" was right once, somewhere: shown to the reviewer, never applied on its own
     assert by["uh"].decision is Decision.PENDING
     assert by["Cytova"].decision is Decision.AUTO_APPLIED
+
+
+def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
+    def cand(original: str, final: str = "Acme") -> Candidate:
+        return Candidate("1", 0, len(original), original, final, "ORG", "rag")
+
+    readings = [cand("Acne"), cand("for Acne"), cand("Acne Corp"), cand("Acme", "Acme Corp"), cand("Acnes")]
+    kept = apply_refusals(readings, {refusal_key("Acne", "Acme")}, [])
+    assert [c.original for c in kept] == ["Acme", "Acnes"]  # wider spans carry it; another word does not
+    narrower = apply_refusals([cand("Acne")], {refusal_key("for Acne", "Acme")}, [])
+    assert narrower == []
+    made_too = apply_refusals(
+        [cand("for Acne")], {refusal_key("Acne", "Acme")}, [RememberedCorrection("for Acne", "Acme", "ORG")]
+    )
+    assert made_too[0].contested  # refused and made by the same user: the signals alone decide

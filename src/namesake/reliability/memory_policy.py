@@ -8,7 +8,7 @@ signals alone decide), a remembered correction is at least shown, and the memory
 from __future__ import annotations
 
 from namesake.reliability.types import Candidate, Decision, RememberedCorrection
-from namesake.text import compact
+from namesake.text import compact, normalise
 
 
 def pair(c: Candidate | RememberedCorrection) -> tuple[str, str]:
@@ -16,14 +16,36 @@ def pair(c: Candidate | RememberedCorrection) -> tuple[str, str]:
     return (compact(c.original), compact(c.final))
 
 
+def refusal_key(original: str, final: str) -> tuple[str, str]:
+    """A refused pair as stored for matching: normalised words of the original, compact final."""
+    return (normalise(original), compact(final))
+
+
+def carries_refusal(c: Candidate, refused_by_final: dict[str, list[str]]) -> bool:
+    """True when the candidate proposes a refused final for a span holding the refused original, or held by it.
+
+    Rejecting "Acne" → Acme refuses "for Acne" → Acme too (wider, and it would delete a word), and a
+    rejected "Acne Corp" → Acme refuses "Acne" → Acme (narrower).
+    """
+    words = f" {normalise(c.original)} "
+    for refused_original in refused_by_final.get(compact(c.final), ()):
+        inner = f" {refused_original} "
+        if inner in words or words in inner:
+            return True
+    return False
+
+
 def apply_refusals(
     cands: list[Candidate], refused: set[tuple[str, str]], remembered: list[RememberedCorrection]
 ) -> list[Candidate]:
-    """Drop what the user refused; a pair they both refused and made is kept, marked contested."""
+    """Drop what the user refused, in any span that carries it; a pair both refused and made is contested."""
     confirmed = {pair(m) for m in remembered}
+    by_final: dict[str, list[str]] = {}
+    for original, final in refused:
+        by_final.setdefault(final, []).append(original)
     kept = []
     for c in cands:
-        if pair(c) in refused:
+        if by_final and carries_refusal(c, by_final):
             if pair(c) not in confirmed:
                 continue
             c.contested = True

@@ -72,7 +72,7 @@ class PipelineInputs:
     language: str = "en"
     user_id: str | None = None
     remembered: list[RememberedCorrection] = field(default_factory=list)
-    refused: set[tuple[str, str]] = field(default_factory=set)  # (compact original, compact final)
+    refused: set[tuple[str, str]] = field(default_factory=set)  # memory_policy.refusal_key of each rejection
 
 
 def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
