@@ -38,6 +38,9 @@ from namesake.settings import Settings
 NOT_LEARNED = {"asr", "llm", "memory_bonus", "memory_score", "remembered", "context_free"}
 # A candidate that breaks a right entity costs more than a missed fix: weigh those negatives up.
 BREAK_WEIGHT = 3.0
+# A candidate that leaves the words farther from the reference (the rest of harm_auto) also weighs more
+# than one that changes nothing the yardstick sees: harm is what a user feels.
+WORSE_WEIGHT = float(os.environ.get("CALIBRATE_WORSE_WEIGHT", "3.0"))
 TREES = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40, "l2_regularization": 1.0}
 THRESHOLDS = (0.5,)
 HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
@@ -105,6 +108,13 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
             print(f"\r{path.name}: {n}/{len(jobs)} transcripts, {len(rows)} candidates", end="", file=sys.stderr)
     print(file=sys.stderr)
     return rows
+
+
+def harm_weight(r: dict[str, Any]) -> float:
+    """How much a candidate counts in the fit: the harmful ones (a break, or words farther from the reference) more."""
+    if r["breaks"]:
+        return BREAK_WEIGHT
+    return WORSE_WEIGHT if r["closer"] > 0 else 1.0
 
 
 def label(r: dict[str, Any]) -> int:
@@ -181,7 +191,7 @@ def main() -> None:
     features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
     x = np.array([[r["signals"].get(f, 0.0) for f in features] for r in rows])
     y = np.array([label(r) for r in rows])
-    weight = np.array([BREAK_WEIGHT if r["breaks"] else 1.0 for r in rows])
+    weight = np.array([harm_weight(r) for r in rows])
     groups = np.array([r["group"] for r in rows])
 
     def cross_validated(cols: list[int]) -> np.ndarray:
@@ -228,6 +238,7 @@ def main() -> None:
         "label": "applied alone, the candidate brings the words as written nearer the reference and breaks no entity",
         "params": TREES,
         "break_weight": BREAK_WEIGHT,
+        "worse_weight": WORSE_WEIGHT,
         "fitted": dt.date.today().isoformat(),
     }
     data = export(model, features, meta)

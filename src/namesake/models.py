@@ -106,7 +106,7 @@ class CorrectionMirror(Base):
             postgresql_where=text("status = 'active'"),
         ),
         CheckConstraint("status IN ('active','superseded')", name="status"),
-        CheckConstraint("action IN ('accept','edit')", name="action"),
+        CheckConstraint("action IN ('accept','edit','manual')", name="action"),
         CheckConstraint("frequency >= 1", name="frequency"),
     )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)

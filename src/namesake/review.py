@@ -101,7 +101,7 @@ class ReviewService:
                 entity_type=fix.entity_type,
                 original=fix.original,
                 final=fix.final,
-                action="edit",
+                action="manual",
                 transcript_id=fix.transcript_id,
                 segment_text=fix.segment_text,
                 start_char=fix.start_char,

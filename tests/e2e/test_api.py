@@ -68,8 +68,8 @@ def test_the_reviewers_loop_teaches_the_next_analysis(client: TestClient) -> Non
     assert r.status_code == 201 and r.json()["suggestion"]["source"] == "manual"
 
     corrections = client.get("/v1/users/alice/corrections", headers=AUTH).json()
-    assert {(c["original"], c["final"]) for c in corrections} == {
-        ("Reiner", "Rainer"), ("Cytova", "Cytiva Ltd"), ("Zorblax", "Zorblax Inc")
+    assert {(c["original"], c["final"], c["action"]) for c in corrections} == {
+        ("Reiner", "Rainer", "accept"), ("Cytova", "Cytiva Ltd", "edit"), ("Zorblax", "Zorblax Inc", "manual")
     }  # fmt: skip
 
     second = _by_original(_analyze(client, "meeting-2"))
@@ -167,3 +167,14 @@ def test_broken_json_is_422_and_metrics_count_requests(client: TestClient) -> No
     text = client.get("/metrics", headers=AUTH).text
     assert 'namesake_http_requests_total{method="POST",route="/v1/reliability/analyze",status="200"} 1.0' in text
     assert "namesake_gate_hits_total" in text and "namesake_candidates_total" in text
+
+
+def test_a_form_only_manual_fix_comes_back(client: TestClient) -> None:
+    text = "we moved the logs to Data Dog last week"
+    fix = {"user_id": "alice", "transcript_id": "form-1", "segment_id": "1", "start_char": 21, "end_char": 29,
+           "original": "Data Dog", "final": "Datadog", "entity_type": "ORG", "segment_text": text}  # fmt: skip
+    assert client.post("/v1/corrections", json=fix, headers=AUTH).status_code == 201
+    body = {"transcript_id": "form-2", "user_id": "alice", "segments": [{"id": "1", "text": text}]}
+    suggestions = client.post("/v1/reliability/analyze", json=body, headers=AUTH).json()["suggestions"]
+    assert [(s["original"], s["final"]) for s in suggestions] == [("Data Dog", "Datadog")]
+    assert suggestions[0]["status"] in ("pending", "auto_applied")

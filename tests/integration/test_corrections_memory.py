@@ -190,3 +190,21 @@ def test_mirror_rows_are_counted_per_user(memory: Runtime) -> None:
     with memory.db.session() as s:
         assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 2
     assert _points(memory, "a") == 1
+
+
+def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: Runtime) -> None:
+    from sqlalchemy import update
+
+    from namesake.corrections_memory.service import active_corrections
+    from namesake.models import CorrectionMirror
+
+    now = datetime.now(UTC)
+    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
+    writer.record(_fix(original="Alpha", final="ALPHA Corp"))
+    writer.record(_fix(original="Beta", final="BETA Corp"))
+    with memory.db.session() as s:
+        beta = update(CorrectionMirror).where(CorrectionMirror.original == "Beta")
+        s.execute(beta.values(promoted_to_canonical=True))
+    assert [m.original for m in active_corrections(memory.db, "u1", now=now)] == ["Alpha"]  # promoted: canonical now
+    later = now + timedelta(days=memory.settings.reliability_corrections_memory_quarantine_days + 1)
+    assert active_corrections(memory.db, "u1", now=later) == []  # expired, as the vector read says

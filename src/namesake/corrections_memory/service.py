@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -11,12 +12,20 @@ from namesake.models import CorrectionMirror
 from namesake.reliability.types import RememberedCorrection
 
 
-def active_corrections(db: Database, user_id: str) -> list[RememberedCorrection]:
-    """The user's active corrections: exact originals the pipeline replaces like a learned find-and-replace."""
+def active_corrections(db: Database, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:
+    """The user's corrections the pipeline may replace like a learned find-and-replace.
+
+    The same filters as the vector read (`reader.boost`): the user's own, active, still within
+    `quarantine_until`, and not promoted (a promoted value is canonical vocabulary from then on).
+    """
+    when = now or datetime.now(UTC)
     with db.session() as s:
         rows = s.execute(
             select(CorrectionMirror.original, CorrectionMirror.final, CorrectionMirror.entity_type).where(
-                CorrectionMirror.user_id == user_id, CorrectionMirror.status == "active"
+                CorrectionMirror.user_id == user_id,
+                CorrectionMirror.status == "active",
+                CorrectionMirror.quarantine_until > when,
+                CorrectionMirror.promoted_to_canonical.is_(False),
             )
         ).all()
     return [RememberedCorrection(o, f, t) for o, f, t in rows]

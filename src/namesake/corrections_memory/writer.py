@@ -27,6 +27,8 @@ from namesake.vectors.base import VectorPoint, VectorStore
 log = logging.getLogger(__name__)
 PAYLOAD_SCHEMA_VERSION = 1
 ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
+# accept / edit: a reviewer's decision on a suggestion; manual: a fix of a span nothing suggested.
+ACTIONS = ("accept", "edit", "manual")
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,8 @@ def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
         raise InvalidInputError("user_id must not be empty", field="user_id")
     if c.entity_type not in ENTITY_TYPES:
         raise InvalidInputError(f"entity_type must be one of {', '.join(ENTITY_TYPES)}", field="entity_type")
-    if c.action not in ("accept", "edit"):
-        raise InvalidInputError("action must be accept or edit", field="action")
+    if c.action not in ACTIONS:
+        raise InvalidInputError(f"action must be one of {', '.join(ACTIONS)}", field="action")
     original, final = c.original.strip(), c.final.strip()
     if not compact(original):
         raise InvalidInputError("original must contain a letter or digit", field="original")
