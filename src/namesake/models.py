@@ -88,6 +88,8 @@ class Suggestion(Base):
     signals: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
     status: Mapped[str] = mapped_column(String(16), nullable=False)
     source: Mapped[str] = mapped_column(String(32), nullable=False)
+    # the words around the span when it was analysed: what a decision teaches the memory with it
+    context_phrase: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
     created_at: Mapped[datetime] = _now()
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

@@ -73,6 +73,7 @@ class ReviewService:
                     action=action,
                     source_suggestion_id=str(sugg.id),
                     transcript_id=transcript_id,
+                    context=sugg.context_phrase or None,
                 )
             )
             memory = result.outcome.value

@@ -76,6 +76,11 @@ def changes_text(original: str, final: str) -> bool:
     return compact(original) != compact(final) or form_differs(original, final)
 
 
+def context_around(text: str, start: int, end: int, radius: int) -> str:
+    """The span with up to `radius` characters either side: what a corrections-memory point keeps as context."""
+    return text[max(0, start - radius) : end + radius]
+
+
 def tokenize(text: str) -> list[Token]:
     """Tokens with offsets into `text`; punctuation between tokens and elided articles are skipped."""
     return list(_tokens(text))

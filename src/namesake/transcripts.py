@@ -57,6 +57,7 @@ class StoredSuggestion:
     final: str
     entity_type: str
     status: str
+    context_phrase: str
     as_json: dict[str, Any]
 
 
@@ -96,7 +97,9 @@ class TranscriptStore:
             ).all()
         return {refusal_key(o, f) for o, f in rows}
 
-    def save_suggestions(self, transcript_id: str, cands: list[Candidate]) -> list[dict[str, Any]]:
+    def save_suggestions(
+        self, transcript_id: str, cands: list[Candidate], contexts: list[str] | None = None
+    ) -> list[dict[str, Any]]:
         """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones."""
         if not cands:
             return []
@@ -114,8 +117,9 @@ class TranscriptStore:
                 "signals": c.audit(),
                 "status": c.decision.value,
                 "source": c.source,
+                "context_phrase": context,
             }
-            for c in cands
+            for c, context in zip(cands, contexts or [""] * len(cands), strict=True)
         ]
         stmt = insert(Suggestion).values(rows)
         stmt = stmt.on_conflict_do_update(
@@ -158,7 +162,15 @@ class TranscriptStore:
             raise NotFoundError(f"suggestion {suggestion_id!r} not found in transcript {transcript_id!r}")
         row, user_id = found
         return StoredSuggestion(
-            row.id, user_id, transcript_id, row.original, row.final, row.entity_type, row.status, suggestion_json(row)
+            row.id,
+            user_id,
+            transcript_id,
+            row.original,
+            row.final,
+            row.entity_type,
+            row.status,
+            row.context_phrase,
+            suggestion_json(row),
         )
 
     def set_decision(

@@ -71,6 +71,8 @@ def test_the_reviewers_loop_teaches_the_next_analysis(client: TestClient) -> Non
     assert {(c["original"], c["final"], c["action"]) for c in corrections} == {
         ("Reiner", "Rainer", "accept"), ("Cytova", "Cytiva Ltd", "edit"), ("Zorblax", "Zorblax Inc", "manual")
     }  # fmt: skip
+    contexts = {c["original"]: c["context_phrase"] for c in corrections}
+    assert contexts["Reiner"] == TEXT[0] and contexts["Cytova"] == TEXT[1]  # every write keeps the words around it
 
     second = _by_original(_analyze(client, "meeting-2"))
     assert second["Reiner"]["signals"]["memory_bonus"] > 0

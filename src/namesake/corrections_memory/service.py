@@ -39,6 +39,7 @@ def correction_json(row: CorrectionMirror) -> dict[str, Any]:
         "original": row.original,
         "final": row.final,
         "action": row.action,
+        "context_phrase": row.context_phrase,
         "frequency": row.frequency,
         "status": row.status,
         "promoted_to_canonical": row.promoted_to_canonical,

@@ -21,7 +21,7 @@ from namesake.embeddings import Embedder
 from namesake.errors import InvalidInputError, NamesakeError
 from namesake.models import CorrectionMirror, User
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.text import compact, normalise
+from namesake.text import compact, context_around, normalise
 from namesake.vectors.base import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ class CorrectionInput:
     segment_text: str | None = None
     start_char: int | None = None
     end_char: int | None = None
+    context: str | None = None  # the words around the span, when the caller kept them (a decided suggestion)
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,12 @@ def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
 
 
 def context_phrase(c: CorrectionInput, radius: int) -> str:
-    """±radius characters around the span, or the original alone without a segment."""
+    """±radius characters around the span (as given, or cut from the segment), or the original alone."""
+    if c.context:
+        return c.context
     if c.segment_text is None or c.start_char is None or c.end_char is None:
         return c.original
-    return c.segment_text[max(0, c.start_char - radius) : c.end_char + radius]
+    return context_around(c.segment_text, c.start_char, c.end_char, radius)
 
 
 def mirror_payload(row: CorrectionMirror, *, created_at: datetime | None = None) -> dict[str, Any]:

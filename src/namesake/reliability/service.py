@@ -19,6 +19,7 @@ from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_l
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages
 from namesake.reliability.types import Candidate
 from namesake.runtime import Runtime
+from namesake.text import context_around
 from namesake.transcripts import DEFAULT_USER, TranscriptStore
 
 
@@ -110,7 +111,10 @@ class ReliabilityService:
     def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:
         """Persist what the stages kept; returns the suggestions as stored."""
         t0 = time.perf_counter()
-        out = self.transcripts.save_suggestions(prepared.transcript_id, kept)
+        radius = self.runtime.settings.reliability_corrections_memory_context_radius
+        texts = {s.id: s.text for s in prepared.inputs.segments}
+        contexts = [context_around(texts[c.segment_id], c.start_char, c.end_char, radius) for c in kept]
+        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts)
         io_seconds = prepared.seconds + time.perf_counter() - t0
         stats.stage_seconds["fetch"] = round(io_seconds, 4)
         stats_json = stats.as_dict()

@@ -1,4 +1,4 @@
-"""a manual fix is remembered as what it is: action 'manual' beside 'accept' and 'edit'
+"""a manual fix is remembered as what it is (action 'manual'); a suggestion keeps the words around its span
 
 Revision ID: 2026_11_30_0003
 Revises: 2026_11_29_0002
@@ -7,6 +7,7 @@ Create Date: 2026-11-30
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from alembic import op
 
 revision = "2026_11_30_0003"
@@ -19,6 +20,7 @@ NAME = "ck_reliability_corrections_quarantine_action"
 
 
 def upgrade() -> None:
+    op.add_column("suggestions", sa.Column("context_phrase", sa.Text(), server_default=sa.text("''"), nullable=False))
     op.drop_constraint(NAME, TABLE, type_="check")
     op.create_check_constraint(NAME, TABLE, "action IN ('accept','edit','manual')")
 
@@ -28,3 +30,4 @@ def downgrade() -> None:
     op.execute(f"UPDATE {TABLE} SET action = 'edit' WHERE action = 'manual'")
     op.drop_constraint(NAME, TABLE, type_="check")
     op.create_check_constraint(NAME, TABLE, "action IN ('accept','edit')")
+    op.drop_column("suggestions", "context_phrase")
