@@ -245,3 +245,21 @@ def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
         [cand("for Acne")], {refusal_key("Acne", "Acme")}, [RememberedCorrection("for Acne", "Acme", "ORG")]
     )
     assert made_too[0].contested  # refused and made by the same user: the signals alone decide
+
+
+def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere() -> None:
+    nothing = CanonicalDictionary({})
+    memo = [
+        RememberedCorrection("Zorblax", "Zorbleks", "ORG"),  # no everyday word: applied wherever it comes back
+        RememberedCorrection("cap", "Capgemini", "ORG", context="our partner cap signed the outsourcing deal"),
+    ]
+    segs = [
+        Segment("1", "we called Zorblax yesterday"),
+        Segment("2", "the outsourcing deal with our partner cap was signed"),  # the context it was taught in
+        Segment("3", "put the cap back on the bottle"),  # an everyday word somewhere else
+    ]
+    kept, _ = run_stages(PipelineInputs(segs, nothing, remembered=memo), Settings())
+    by = {(c.segment_id, c.original): c.decision for c in kept}
+    assert by[("1", "Zorblax")] is Decision.AUTO_APPLIED
+    assert by[("2", "cap")] is Decision.AUTO_APPLIED
+    assert by[("3", "cap")] is Decision.PENDING

@@ -21,14 +21,19 @@ def active_corrections(db: Database, user_id: str, *, now: datetime | None = Non
     when = now or datetime.now(UTC)
     with db.session() as s:
         rows = s.execute(
-            select(CorrectionMirror.original, CorrectionMirror.final, CorrectionMirror.entity_type).where(
+            select(
+                CorrectionMirror.original,
+                CorrectionMirror.final,
+                CorrectionMirror.entity_type,
+                CorrectionMirror.context_phrase,
+            ).where(
                 CorrectionMirror.user_id == user_id,
                 CorrectionMirror.status == "active",
                 CorrectionMirror.quarantine_until > when,
                 CorrectionMirror.promoted_to_canonical.is_(False),
             )
         ).all()
-    return [RememberedCorrection(o, f, t) for o, f, t in rows]
+    return [RememberedCorrection(o, f, t, c) for o, f, t, c in rows]
 
 
 def correction_json(row: CorrectionMirror) -> dict[str, Any]:

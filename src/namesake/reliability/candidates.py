@@ -311,8 +311,31 @@ def _remembered_candidates(
             cand = _candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
             if cand is not None:
                 cand.signals["remembered"] = round(sim, 4)
+                taught = taught_words(memo.context, memo.original, language)
+                if taught:
+                    here = neighbour_words(tokens[w.segment], w.first, w.last, language)
+                    shared = len(here & taught) / max(1, min(len(here), len(taught)))
+                    cand.signals["remembered_context"] = round(shared, 4)
                 out.append(cand)
     return out
+
+
+# Words either side of a span compared with the context a correction was taught in.
+CONTEXT_WORDS = 6
+
+
+def neighbour_words(toks: list[Token], first: int, last: int, language: str) -> frozenset[str]:
+    """The content words within CONTEXT_WORDS tokens of the span, the span itself left out."""
+    stop = function_words(language)
+    near = toks[max(0, first - CONTEXT_WORDS) : first] + toks[last + 1 : last + 1 + CONTEXT_WORDS]
+    return frozenset(t.norm for t in near if t.norm not in stop)
+
+
+@lru_cache(maxsize=50_000)
+def taught_words(context: str, original: str, language: str) -> frozenset[str]:
+    """The content words of a correction's taught context, its own original left out."""
+    stop = function_words(language) | {t.norm for t in tokenize(original)}
+    return frozenset(t.norm for t in tokenize(context) if t.norm not in stop)
 
 
 def context_free_spans(segments: list[Segment], language: str = "en") -> list[Candidate]:

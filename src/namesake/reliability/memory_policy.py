@@ -58,12 +58,33 @@ def memory_bonus(c: Candidate) -> float:
     return 0.0 if c.contested else c.signals.get("memory_bonus", 0.0)
 
 
+# An original whose commonest word is at least this frequent (wordfreq Zipf / 7, the `everyday_word`
+# signal; 4.0 ≈ "gap", "adjusted") is an everyday word: its remembered fix is applied only where taught.
+EVERYDAY = 4.0 / 7
+# Share of the neighbouring content words also found where the fix was taught: "the same context".
+SAME_CONTEXT = 0.34
+
+
+def taught_here(c: Candidate) -> bool:
+    """The user made exactly this correction, and either the original is no everyday word or the context is alike."""
+    if c.signals.get("remembered", 0.0) < 1.0:
+        return False
+    return c.signals.get("everyday_word", 0.0) < EVERYDAY or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
+
+
 def memory_bounds(c: Candidate, evidence: float, decision: Decision, suggest: float) -> Decision:
-    """The decision once the memory's rules apply: remembered fixes are shown, the memory alone never rewrites."""
+    """The decision once the memory's rules apply.
+
+    A fix the user taught is applied where it was taught (same original, and no everyday word or a like
+    context); any other remembered fix, or one a letter away, is at least shown; the memory's bonus alone
+    never rewrites ("uh" → "GMA" was right once, in one place, not for every "uh").
+    """
     if c.contested:
         return decision
+    if taught_here(c):
+        return Decision.AUTO_APPLIED
     if c.signals.get("remembered", 0.0) > 0 and decision is Decision.DROPPED:
-        return Decision.PENDING  # the user made this correction (or one a letter away): worth showing them
+        return Decision.PENDING
     if decision is Decision.AUTO_APPLIED and evidence < suggest:
-        return Decision.PENDING  # "uh" → "GMA" was right once, in one place, not for every "uh"
+        return Decision.PENDING
     return decision

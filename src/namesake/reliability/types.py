@@ -132,6 +132,7 @@ class RememberedCorrection:
     original: str
     final: str
     entity_type: str
+    context: str = ""  # the words around the span where the user taught it
 
 
 @dataclass
