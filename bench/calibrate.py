@@ -40,14 +40,14 @@ NOT_LEARNED = {"asr", "llm", "memory_bonus", "memory_score", "remembered", "cont
 BREAK_WEIGHT = 3.0
 # A candidate that leaves the words farther from the reference (the rest of harm_auto) also weighs more
 # than one that changes nothing the yardstick sees: harm is what a user feels.
-WORSE_WEIGHT = float(os.environ.get("CALIBRATE_WORSE_WEIGHT", "3.0"))
+WORSE_WEIGHT = 3.0
 TREES = {"max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40, "l2_regularization": 1.0}
-THRESHOLDS = (0.5,)
+THRESHOLDS = (0.4, 0.5, 0.6)
 HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
                     "precision_auto_ref", "harm_auto", "FER_before", "FER_auto", "FER_oracle", "WERF_before",
                     "WERF_auto")  # fmt: skip
 # The default thresholds (RELIABILITY_AUTO_APPLY_THRESHOLD, RELIABILITY_SUGGEST_THRESHOLD).
-DEFAULT_AUTO, SUGGEST = 0.6, 0.1
+DEFAULT_AUTO, SUGGEST = 0.5, 0.1
 # The context signals (namesake.reliability.context), left out together for the ablation.
 CONTEXT_SIGNALS = ("ctx_", "final_elsewhere", "original_elsewhere", "left_is_function")
 
@@ -110,11 +110,11 @@ def labelled_candidates(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def harm_weight(r: dict[str, Any]) -> float:
+def harm_weight(r: dict[str, Any], worse: float = WORSE_WEIGHT) -> float:
     """How much a candidate counts in the fit: the harmful ones (a break, or words farther from the reference) more."""
     if r["breaks"]:
-        return BREAK_WEIGHT
-    return WORSE_WEIGHT if r["closer"] > 0 else 1.0
+        return max(BREAK_WEIGHT, worse)
+    return worse if r["closer"] > 0 else 1.0
 
 
 def label(r: dict[str, Any]) -> int:
@@ -186,12 +186,13 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--thresholds", type=float, nargs="*", default=list(THRESHOLDS), help="auto-apply thresholds")
     ap.add_argument("--predictions", type=Path, help="keep the held-out predictions files in this folder")
+    ap.add_argument("--worse-weight", type=float, default=WORSE_WEIGHT, help="weight of a harmful negative")
     a = ap.parse_args()
     rows = [r for name in a.files for r in labelled_candidates(bench_file(name))]
     features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
     x = np.array([[r["signals"].get(f, 0.0) for f in features] for r in rows])
     y = np.array([label(r) for r in rows])
-    weight = np.array([harm_weight(r) for r in rows])
+    weight = np.array([harm_weight(r, a.worse_weight) for r in rows])
     groups = np.array([r["group"] for r in rows])
 
     def cross_validated(cols: list[int]) -> np.ndarray:
@@ -238,7 +239,7 @@ def main() -> None:
         "label": "applied alone, the candidate brings the words as written nearer the reference and breaks no entity",
         "params": TREES,
         "break_weight": BREAK_WEIGHT,
-        "worse_weight": WORSE_WEIGHT,
+        "worse_weight": a.worse_weight,
         "fitted": dt.date.today().isoformat(),
     }
     data = export(model, features, meta)
