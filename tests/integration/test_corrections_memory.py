@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select, text
@@ -208,3 +209,25 @@ def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: R
     assert [m.original for m in active_corrections(memory.db, "u1", now=now)] == ["Alpha"]  # promoted: canonical now
     later = now + timedelta(days=memory.settings.reliability_corrections_memory_quarantine_days + 1)
     assert active_corrections(memory.db, "u1", now=later) == []  # expired, as the vector read says
+
+
+def test_the_boost_embeds_each_original_once_and_answers_the_same(memory: Runtime) -> None:
+    CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings).record(_fix())
+    embedded: list[str] = []
+
+    class Counting:
+        """The runtime's embedder, counting what it is asked to embed."""
+
+        name, version, dim = memory.embedder.name, memory.embedder.version, memory.embedder.dim
+
+        def embed(self, texts: list[str]) -> Any:
+            embedded.extend(texts)
+            return memory.embedder.embed(texts)
+
+    reader = CorrectionsMemoryReader(memory.vectors, Counting(), memory.settings)  # type: ignore[arg-type]
+    first = [_cand("Mitnou"), _cand("Mitnou"), _cand("Other")]
+    reader.boost("u1", first)
+    again = [_cand("Mitnou")]
+    reader.boost("u1", again)
+    assert sorted(embedded) == ["Mitnou", "Other"]  # once each, across candidates and across runs
+    assert first[0].final == first[1].final == again[0].final == "MeetNoo"
