@@ -87,13 +87,6 @@ class ReviewService:
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested, as a validated suggestion plus a memory write."""
         self._check_final(fix.final)
-        if fix.segment_text is not None:
-            if not 0 <= fix.start_char < fix.end_char <= len(fix.segment_text):
-                raise InvalidInputError("start_char/end_char are outside segment_text", field="end_char")
-            if fix.segment_text[fix.start_char : fix.end_char] != fix.original:
-                raise InvalidInputError("original does not match segment_text at the span", field="original")
-        elif fix.end_char <= fix.start_char:
-            raise InvalidInputError("end_char must be after start_char", field="end_char")
         # ownership first: nothing is remembered for a transcript not theirs
         self.transcripts.register(fix.transcript_id, fix.user_id)
         result = self.writer.record(

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from namesake.db import Database
-from namesake.errors import ConflictError, NotFoundError
+from namesake.errors import ConflictError, InvalidInputError, NotFoundError
 from namesake.models import Suggestion, Transcript, User
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate
@@ -74,6 +74,16 @@ class ManualFix:
     final: str
     entity_type: str
     segment_text: str | None = None
+
+    def __post_init__(self) -> None:
+        """Checked once, where it is made: a span inside its segment, holding the original it names."""
+        if self.segment_text is not None:
+            if not 0 <= self.start_char < self.end_char <= len(self.segment_text):
+                raise InvalidInputError("start_char/end_char are outside segment_text", field="end_char")
+            if self.segment_text[self.start_char : self.end_char] != self.original:
+                raise InvalidInputError("original does not match segment_text at the span", field="original")
+        elif self.end_char <= self.start_char:
+            raise InvalidInputError("end_char must be after start_char", field="end_char")
 
 
 class TranscriptStore:

@@ -6,7 +6,8 @@ from fastapi import APIRouter
 
 from namesake.api.deps import ServicesDep
 from namesake.api.schemas import DecisionIn, EditIn, ManualCorrectionIn, ReviewOut
-from namesake.review import ManualFix, ReviewResult
+from namesake.review import ReviewResult
+from namesake.transcripts import ManualFix
 
 router = APIRouter(prefix="/v1", tags=["review"])
 
