@@ -17,9 +17,24 @@ from namesake.vectors.base import Filter, Match, PointId, VectorPoint, VectorSto
 SCROLL_PAGE = 256
 
 
+# Every per-transcript collection name starts with this: no transcript id can name a system collection.
+TRANSCRIPT_PREFIX = "transcript--"
+
+
 def collection_for(transcript_id: str, settings: Settings) -> str:
-    """Per-transcript collection (the upstream layout), or the shared one keyed by transcript_id."""
-    return SHARED_CANONICAL_COLLECTION if settings.canonical_layout == "shared" else transcript_id
+    """The shared collection keyed by transcript_id, or the transcript's own, under a prefix no system name has.
+
+    A transcript id such as `reliability_corrections_memory` would otherwise write its chunks into the
+    corrections collection, and erasing its owner would drop every user's memory.
+    """
+    if settings.canonical_layout == "shared":
+        return SHARED_CANONICAL_COLLECTION
+    return TRANSCRIPT_PREFIX + transcript_id
+
+
+def is_shared(name: str) -> bool:
+    """Whether a canonical collection holds many transcripts (points are then filtered by transcript_id)."""
+    return name == SHARED_CANONICAL_COLLECTION
 
 
 def index_canonical_entities(
@@ -67,7 +82,7 @@ class ReliabilityRagEnricher:
         name = collection_for(transcript_id, self.settings)
         payloads: list[Any] = []
         if self.store.collection_exists(name):
-            flt = Filter(must=(Match("transcript_id", transcript_id),)) if name != transcript_id else None
+            flt = Filter(must=(Match("transcript_id", transcript_id),)) if is_shared(name) else None
             offset: PointId | None = None
             while True:  # every chunk of the transcript (bounded by MAX_CANONICAL_ENTITIES at indexing)
                 points, offset = self.store.scroll(name, limit=SCROLL_PAGE, offset=offset, flt=flt)

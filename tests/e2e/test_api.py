@@ -180,3 +180,18 @@ def test_a_form_only_manual_fix_comes_back(client: TestClient) -> None:
     suggestions = client.post("/v1/reliability/analyze", json=body, headers=AUTH).json()["suggestions"]
     assert [(s["original"], s["final"]) for s in suggestions] == [("Data Dog", "Datadog")]
     assert suggestions[0]["status"] in ("pending", "auto_applied")
+
+
+def test_a_transcript_named_like_a_system_collection_never_touches_it(client: TestClient) -> None:
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    fix = {"user_id": "bob", "transcript_id": "b-1", "segment_id": "1", "start_char": 0, "end_char": 6,
+           "original": "Cytova", "final": "Cytiva", "entity_type": "ORG", "segment_text": "Cytova grew"}  # fmt: skip
+    assert client.post("/v1/corrections", json=fix, headers=AUTH).status_code == 201
+    body = {"user_id": "mallory", "orgs": ["Acme"]}
+    r = client.put(f"/v1/transcripts/{CORRECTIONS_COLLECTION}/canonical-entities", json=body, headers=AUTH)
+    assert r.status_code == 200
+    assert client.delete("/v1/users/mallory", headers=AUTH).json()["remaining"] == {"qdrant_points": 0, "rows": 0}
+    again = {**fix, "transcript_id": "b-2", "original": "Beckmann", "end_char": 8, "segment_text": "Beckmann grew"}
+    assert client.post("/v1/corrections", json=again, headers=AUTH).status_code == 201  # the collection still exists
+    assert len(client.get("/v1/users/bob/corrections", headers=AUTH).json()) == 2

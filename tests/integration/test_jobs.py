@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sqlalchemy import func, insert, select, text
 
+from namesake.canonical_index import collection_for
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, mirror_payload
 from namesake.errors import VectorStoreError
@@ -143,7 +144,7 @@ def test_erasure_of_one_user_among_a_thousand_converges_after_a_failure(memory: 
     with memory.db.session() as s:
         s.add_all([Transcript(id="gone-t1", user_id="gone"), Transcript(id="kept-t1", user_id="user0001")])
     for tid in ("gone-t1", "kept-t1"):
-        memory.vectors.ensure_collection(tid, DIM)
+        memory.vectors.ensure_collection(collection_for(tid, memory.settings), DIM)
     flaky = FailingOnce(memory.vectors)
     rt = Runtime(memory.settings, memory.db, flaky, memory.embedder, None)  # type: ignore[arg-type]
     with pytest.raises(VectorStoreError):
@@ -154,7 +155,7 @@ def test_erasure_of_one_user_among_a_thousand_converges_after_a_failure(memory: 
     again = tasks.erase_user(rt, "gone").as_json()
     assert again["deleted"]["qdrant_points"] == 0 and again["deleted"]["rows"]["corrections"] == 0
     assert memory.vectors.count(CORRECTIONS_COLLECTION) == 1000
-    assert memory.vectors.list_collections() == ["kept-t1", CORRECTIONS_COLLECTION]
+    assert memory.vectors.list_collections() == [CORRECTIONS_COLLECTION, "transcript--kept-t1"]
     with memory.db.session() as s:
         assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 1000
         assert s.scalar(select(func.count()).select_from(User)) == 1000

@@ -41,7 +41,7 @@ def test_analyze_indexes_entities_suggests_and_never_touches_right_ones(runtime:
     assert result.stats["gate_hits"] >= 2
     for s in result.suggestions:
         assert s["status"] in ("auto_applied", "pending") and 0 <= s["confidence"] <= 1 and s["signals"]
-    assert runtime.vectors.count("t1") == len(chunk_payloads("t1", ENTITIES))
+    assert runtime.vectors.count("transcript--t1") == len(chunk_payloads("t1", ENTITIES))
 
 
 def test_reanalysing_never_duplicates_suggestions(runtime: Runtime) -> None:
@@ -74,14 +74,15 @@ def test_bad_input_writes_nothing(runtime: Runtime) -> None:
 
 def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runtime) -> None:
     store, dim = runtime.vectors, runtime.embedder.dim
-    store.ensure_collection("t9", dim)
+    store.ensure_collection("transcript--t9", dim)
     vec = [1.0] + [0.0] * (dim - 1)
     payloads = [
         {"persons": ["Ann", "Bob"], "orgs": ["Acme"]},
         {"persons": ["Bob"], "orgs": "not a list"},
         {"persons": ["Bob", 42, "Cy"]},
     ]
-    store.upsert("t9", [VectorPoint(f"00000000-0000-0000-0000-00000000000{i}", vec, p) for i, p in enumerate(payloads)])
+    points = [VectorPoint(f"00000000-0000-0000-0000-00000000000{i}", vec, p) for i, p in enumerate(payloads)]
+    store.upsert("transcript--t9", points)
     settings = runtime.settings
     d = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("t9")
     assert d.lists["persons"] == ["Bob", "Ann", "Cy"]  # Bob in 3 chunks, Ann first-seen before Cy; nothing cut

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.canonical_index import collection_for
+from namesake.canonical_index import collection_for, is_shared
 from namesake.corrections_memory.promotion import refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
@@ -77,7 +77,7 @@ class CorrectionsMemoryCleanup:
         dropped = 0
         for tid in transcripts:
             name = collection_for(tid, self.settings)
-            if name == tid:
+            if not is_shared(name):
                 dropped += int(self.store.drop_collection(name))
             elif self.store.collection_exists(name):
                 self.store.delete_by_filter(name, Filter(must=(Match("transcript_id", tid),)))
