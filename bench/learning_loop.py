@@ -124,7 +124,9 @@ def review_first_half(
     return done
 
 
-def repeated(t: dict[str, Any], segs: list[dict[str, Any]], taught: set[tuple[str, str]], pred: dict) -> dict[str, int]:
+def repeated(
+    t: dict[str, Any], segs: list[dict[str, Any]], taught: set[tuple[str, str]], pred: dict, missed: list | None = None
+) -> dict[str, int]:
     """Second-half errors the reviewer already fixed in the first half: how many come back fixed, or suggested."""
     language = t.get("language", "en")
     by_seg: dict[str, list[dict[str, Any]]] = {}
@@ -144,7 +146,14 @@ def repeated(t: dict[str, Any], segs: list[dict[str, Any]], taught: set[tuple[st
                 if yardstick.entity_ok(g, new, edits):
                     fixing.append(s)
             out["suggested"] += bool(fixing)
-            out["fixed_auto"] += any(s["status"] == "auto_applied" for s in fixing)
+            auto = any(s["status"] == "auto_applied" for s in fixing)
+            out["fixed_auto"] += auto
+            if missed is not None and not auto:
+                near = [
+                    s for s in by_seg.get(seg["id"], []) if s["start_char"] < g["end"] and s["end_char"] > g["start"]
+                ]
+                missed.append({"transcript_id": t["transcript_id"], "heard": g["hyp_span"], "meant": g["ref_span"],
+                               "text": seg["text"], "suggested": bool(fixing), "overlapping": near})  # fmt: skip
     return out
 
 
@@ -177,6 +186,7 @@ def main() -> None:
     with_mem, without = a.out / "learning_with_memory.jsonl", a.out / "learning_without_memory.jsonl"
     totals = {"accept": 0, "edit": 0, "reject": 0, "manual": 0}
     rep = {label: {"repeated": 0, "fixed_auto": 0, "suggested": 0} for label in ("with memory", "fresh user")}
+    missed: list[dict[str, Any]] = []  # repeated mistakes the memory did not fix automatically, for reading
     with TestClient(create_app(settings)) as client, gzip.open(split, "rt") as src, second_split.open("w") as s2, \
             with_mem.open("w") as pm, without.open("w") as pw:  # fmt: skip
         for n, line in enumerate(src):
@@ -192,13 +202,15 @@ def main() -> None:
             mine = analyze_second_half(client, t, second, user, "second")
             fresh = analyze_second_half(client, t, second, "fresh-" + t["transcript_id"], "fresh")
             for label, pred in (("with memory", mine), ("fresh user", fresh)):
-                for k, v in repeated(t, second, taught, pred).items():
+                for k, v in repeated(t, second, taught, pred, missed if label == "with memory" else None).items():
                     rep[label][k] += v
             pm.write(json.dumps(mine) + "\n")
             pw.write(json.dumps(fresh) + "\n")
             s2.write(json.dumps({**t, "segments": second}) + "\n")
             print(f"\r{n + 1} transcripts", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    with (a.out / "learning_missed.jsonl").open("w") as fh:
+        fh.writelines(json.dumps(m) + "\n" for m in missed)
     rows = {}
     for label, path in (("with memory", with_mem), ("without memory (fresh user)", without)):
         table, data = score(second_split, path)

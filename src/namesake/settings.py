@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     reliability_v5_canonical_list_cap: Positive = 50
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.50
-    reliability_auto_apply_threshold: Unit = 0.60  # chosen on held-out calls (docs/reliability.md)
+    reliability_auto_apply_threshold: Unit = 0.50  # chosen on held-out calls (docs/reliability.md)
     reliability_suggest_threshold: Unit = 0.10
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75

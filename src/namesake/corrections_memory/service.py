@@ -26,6 +26,7 @@ def active_corrections(db: Database, user_id: str, *, now: datetime | None = Non
                 CorrectionMirror.final,
                 CorrectionMirror.entity_type,
                 CorrectionMirror.context_phrase,
+                CorrectionMirror.frequency,
             ).where(
                 CorrectionMirror.user_id == user_id,
                 CorrectionMirror.status == "active",
@@ -33,7 +34,7 @@ def active_corrections(db: Database, user_id: str, *, now: datetime | None = Non
                 CorrectionMirror.promoted_to_canonical.is_(False),
             )
         ).all()
-    return [RememberedCorrection(o, f, t, c) for o, f, t, c in rows]
+    return [RememberedCorrection(o, f, t, c, n) for o, f, t, c, n in rows]
 
 
 def correction_json(row: CorrectionMirror) -> dict[str, Any]:

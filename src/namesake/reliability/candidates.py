@@ -18,7 +18,16 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
-from namesake.text import LETTER_NAMES, Token, compact, compact_phonetic_keys, normalise, phonetic_keys, tokenize
+from namesake.text import (
+    LETTER_NAMES,
+    Token,
+    compact,
+    compact_phonetic_keys,
+    normalise,
+    phonetic_keys,
+    tokenize,
+    word_frequency,
+)
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48
@@ -311,6 +320,8 @@ def _remembered_candidates(
             cand = _candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
             if cand is not None:
                 cand.signals["remembered"] = round(sim, 4)
+                cand.signals["remembered_frequency"] = float(memo.frequency)
+                cand.signals["remembered_everyday"] = everyday_zipf(cand.original, language)
                 taught = taught_words(memo.context, memo.original, language)
                 if taught:
                     here = neighbour_words(tokens[w.segment], w.first, w.last, language)
@@ -318,6 +329,12 @@ def _remembered_candidates(
                     cand.signals["remembered_context"] = round(shared, 4)
                 out.append(cand)
     return out
+
+
+def everyday_zipf(text: str, language: str) -> float:
+    """Zipf frequency of the span's commonest word, numbers left out ("Kobe 19" is as rare as "Kobe")."""
+    words = [w for w in normalise(text).split() if not w.isdigit()]
+    return max((word_frequency(w, language) for w in words), default=0.0)
 
 
 # Words either side of a span compared with the context a correction was taught in.

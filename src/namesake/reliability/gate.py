@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from namesake.reliability.memory_policy import taught_in_like_context
 from namesake.reliability.types import Candidate, CanonicalEntry
 from namesake.text import compact, form_differs, normalise
 
@@ -51,13 +52,15 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
     protected: dict[str, list[tuple[int, int, str]]] = {}
     passed, forms = [], []
     for cand in candidates:
-        # even a remembered correction never rewrites what the canonical list says is right
-        if compact(cand.original) in canonical_keys:
+        # what the canonical list says is right is kept, unless the user taught this very fix in a like context
+        if compact(cand.original) in canonical_keys and not taught_in_like_context(cand):
             protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
             if form_fix(cand):
                 forms.append(cand)
         else:
             passed.append(cand)
-    kept = [c for c in passed if not _covers_protected(c, protected.get(c.segment_id, []))] + forms
+    kept = [
+        c for c in passed if taught_in_like_context(c) or not _covers_protected(c, protected.get(c.segment_id, []))
+    ] + forms
     # one per span, however many entries matched it
     return GateResult(kept, sum(len(set(s)) for s in protected.values()))

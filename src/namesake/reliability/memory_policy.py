@@ -58,18 +58,34 @@ def memory_bonus(c: Candidate) -> float:
     return 0.0 if c.contested else c.signals.get("memory_bonus", 0.0)
 
 
-# An original whose commonest word is at least this frequent (wordfreq Zipf / 7, the `everyday_word`
-# signal; 4.0 ≈ "gap", "adjusted") is an everyday word: its remembered fix is applied only where taught.
-EVERYDAY = 4.0 / 7
+# An original whose commonest word (numbers aside) is at least this frequent (wordfreq Zipf, the
+# `remembered_everyday` signal; 4.0 ≈ "gap", "adjusted") is an everyday word: applied only where taught.
+EVERYDAY = 4.0
 # Share of the neighbouring content words also found where the fix was taught: "the same context".
 SAME_CONTEXT = 0.34
+# A fix the user made this many times is theirs wherever it comes back, everyday word or not.
+TAUGHT_TWICE = 2
+
+
+def taught(c: Candidate) -> bool:
+    """The user made exactly this correction (not contested): in overlaps it wins over the spotter's readings."""
+    return c.signals.get("remembered", 0.0) >= 1.0 and not c.contested
+
+
+def taught_in_like_context(c: Candidate) -> bool:
+    """Taught where the words around were much the same: enough to rewrite even a canonical spelling."""
+    return taught(c) and c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
 
 
 def taught_here(c: Candidate) -> bool:
-    """The user made exactly this correction, and either the original is no everyday word or the context is alike."""
-    if c.signals.get("remembered", 0.0) < 1.0:
+    """Taught, and the original is no everyday word, or the context is alike, or the user taught it twice."""
+    if not taught(c):
         return False
-    return c.signals.get("everyday_word", 0.0) < EVERYDAY or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
+    return (
+        c.signals.get("remembered_everyday", 0.0) < EVERYDAY
+        or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
+        or c.signals.get("remembered_frequency", 1.0) >= TAUGHT_TWICE
+    )
 
 
 def memory_bounds(c: Candidate, evidence: float, decision: Decision, suggest: float) -> Decision:

@@ -18,7 +18,7 @@ import jellyfish
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.candidates import token_set_similarity
-from namesake.reliability.memory_policy import memory_bonus, memory_bounds
+from namesake.reliability.memory_policy import memory_bonus, memory_bounds, taught
 from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
@@ -197,10 +197,16 @@ DECISION_RANK = {Decision.AUTO_APPLIED: 2, Decision.PENDING: 1, Decision.DROPPED
 
 
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
-    """Keep the best candidate of each overlapping group: strongest decision, then confidence, longer, earlier."""
+    """Keep the best candidate of each overlapping group.
+
+    What the user taught first (they said what this span means), then the strongest decision, then
+    confidence, then the longer span, then the earlier.
+    """
     ordered = sorted(
         candidates,
-        key=lambda c: (-DECISION_RANK[c.decision], -c.confidence, -(c.end_char - c.start_char), c.start_char),
+        key=lambda c: (
+            not taught(c), -DECISION_RANK[c.decision], -c.confidence, -(c.end_char - c.start_char), c.start_char
+        ),
     )
     taken: dict[str, list[tuple[int, int]]] = {}
     kept = []

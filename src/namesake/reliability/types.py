@@ -133,6 +133,7 @@ class RememberedCorrection:
     final: str
     entity_type: str
     context: str = ""  # the words around the span where the user taught it
+    frequency: int = 1  # how many times the user made it
 
 
 @dataclass
