@@ -265,22 +265,25 @@ def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere() 
     assert by[("3", "cap")] is Decision.PENDING
 
 
-def test_what_the_user_taught_wins_its_span_and_may_rewrite_a_canonical_spelling_where_taught() -> None:
+def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_taught_and_no_more() -> None:
     d = CanonicalDictionary({"places": ["Colombia"], "keywords": ["COVID-19"]})
     memo = [
         RememberedCorrection("Kobe 19", "COVID-19", "KEYWORD"),  # the spotter reads "Kobe" → COVID-19 on its own
         RememberedCorrection("Colombia", "Columbia", "ORG", context="shares of Colombia Sportswear rose in Portland"),
         RememberedCorrection("great", "Greg", "PERSON", frequency=2),
+        RememberedCorrection("90", "ING", "ORG"),
     ]
     segs = [
         Segment("1", "cases of Kobe 19 rose"),
         Segment("2", "shares of Colombia Sportswear rose"),  # where it was taught: the user's fix applies
         Segment("3", "our plants in Colombia grew"),  # the country, elsewhere: the canonical spelling stays
         Segment("4", "thanks great for the question"),
+        Segment("5", "when you are 90 days past due"),
     ]
     kept, _ = run_stages(PipelineInputs(segs, d, remembered=memo), Settings())
     by = {(c.segment_id, c.original): (c.final, c.decision) for c in kept}
     assert by[("1", "Kobe 19")] == ("COVID-19", Decision.AUTO_APPLIED) and ("1", "Kobe") not in by
     assert by[("2", "Colombia")] == ("Columbia", Decision.AUTO_APPLIED)
     assert ("3", "Colombia") not in by
-    assert by[("4", "great")] == ("Greg", Decision.AUTO_APPLIED)  # taught twice: theirs wherever it comes back
+    assert by[("4", "great")] == ("Greg", Decision.PENDING)  # an everyday word elsewhere, however often taught
+    assert by[("5", "90")] == ("ING", Decision.PENDING)  # a number is never a name on its own

@@ -325,20 +325,32 @@ def _remembered_candidates(
                 taught = taught_words(memo.context, memo.original, language)
                 if taught:
                     here = neighbour_words(tokens[w.segment], w.first, w.last, language)
-                    shared = len(here & taught) / max(1, min(len(here), len(taught)))
-                    cand.signals["remembered_context"] = round(shared, 4)
+                    shared = len(here & taught)
+                    # one shared word is chance ("the two of us"); the share is of the smaller side
+                    alike = shared / max(1, min(len(here), len(taught))) if shared >= MIN_SHARED_WORDS else 0.0
+                    cand.signals["remembered_context"] = round(alike, 4)
                 out.append(cand)
     return out
 
 
 def everyday_zipf(text: str, language: str) -> float:
-    """Zipf frequency of the span's commonest word, numbers left out ("Kobe 19" is as rare as "Kobe")."""
+    """Zipf frequency of the span's commonest word, numbers left out ("Kobe 19" is as rare as "Kobe").
+
+    A span of numbers only ("90", "2.3") counts as the most everyday of all: a number is never a name.
+    """
     words = [w for w in normalise(text).split() if not w.isdigit()]
-    return max((word_frequency(w, language) for w in words), default=0.0)
+    if not words:
+        return EVERYDAY_NUMBER
+    return max(word_frequency(w, language) for w in words)
+
+
+EVERYDAY_NUMBER = 8.0
 
 
 # Words either side of a span compared with the context a correction was taught in.
 CONTEXT_WORDS = 6
+# Content words that must be shared with the taught context before it counts as alike at all.
+MIN_SHARED_WORDS = 2
 
 
 def neighbour_words(toks: list[Token], first: int, last: int, language: str) -> frozenset[str]:

@@ -62,9 +62,7 @@ def memory_bonus(c: Candidate) -> float:
 # `remembered_everyday` signal; 4.0 ≈ "gap", "adjusted") is an everyday word: applied only where taught.
 EVERYDAY = 4.0
 # Share of the neighbouring content words also found where the fix was taught: "the same context".
-SAME_CONTEXT = 0.34
-# A fix the user made this many times is theirs wherever it comes back, everyday word or not.
-TAUGHT_TWICE = 2
+SAME_CONTEXT = 0.5
 
 
 def taught(c: Candidate) -> bool:
@@ -78,22 +76,23 @@ def taught_in_like_context(c: Candidate) -> bool:
 
 
 def taught_here(c: Candidate) -> bool:
-    """Taught, and the original is no everyday word, or the context is alike, or the user taught it twice."""
+    """Taught, and the original is no everyday word or the context is alike.
+
+    How often it was taught does not count: a reviewer who fixed "us" → US twice (the country) still
+    says "us" the pronoun everywhere (measured on the learning loop: that rule doubled harm_auto).
+    """
     if not taught(c):
         return False
-    return (
-        c.signals.get("remembered_everyday", 0.0) < EVERYDAY
-        or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
-        or c.signals.get("remembered_frequency", 1.0) >= TAUGHT_TWICE
-    )
+    everyday = c.signals.get("remembered_everyday", 0.0) >= EVERYDAY
+    return not everyday or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
 
 
-def memory_bounds(c: Candidate, evidence: float, decision: Decision, suggest: float) -> Decision:
+def memory_bounds(c: Candidate, evidence: float, decision: Decision, auto_apply: float) -> Decision:
     """The decision once the memory's rules apply.
 
     A fix the user taught is applied where it was taught (same original, and no everyday word or a like
-    context); any other remembered fix, or one a letter away, is at least shown; the memory's bonus alone
-    never rewrites ("uh" → "GMA" was right once, in one place, not for every "uh").
+    context); any other remembered fix, or one a letter away, is at least shown; the memory's bonus never
+    makes a rewrite automatic on its own ("uh" → "GMA" was right once, in one place, not for every "uh").
     """
     if c.contested:
         return decision
@@ -101,6 +100,6 @@ def memory_bounds(c: Candidate, evidence: float, decision: Decision, suggest: fl
         return Decision.AUTO_APPLIED
     if c.signals.get("remembered", 0.0) > 0 and decision is Decision.DROPPED:
         return Decision.PENDING
-    if decision is Decision.AUTO_APPLIED and evidence < suggest:
+    if decision is Decision.AUTO_APPLIED and evidence < auto_apply:
         return Decision.PENDING
     return decision

@@ -178,7 +178,7 @@ def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> De
         decision = Decision.PENDING
     else:
         decision = Decision.DROPPED
-    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, w.suggest)
+    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, w.auto_apply)
     if c.extends_right_entity and decision is Decision.AUTO_APPLIED:
         decision = Decision.PENDING
     return decision
@@ -199,13 +199,13 @@ DECISION_RANK = {Decision.AUTO_APPLIED: 2, Decision.PENDING: 1, Decision.DROPPED
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
-    What the user taught first (they said what this span means), then the strongest decision, then
-    confidence, then the longer span, then the earlier.
+    The strongest decision first; among equals what the user taught (they said what this span means),
+    then confidence, then the longer span, then the earlier.
     """
     ordered = sorted(
         candidates,
         key=lambda c: (
-            not taught(c), -DECISION_RANK[c.decision], -c.confidence, -(c.end_char - c.start_char), c.start_char
+            -DECISION_RANK[c.decision], not taught(c), -c.confidence, -(c.end_char - c.start_char), c.start_char
         ),
     )
     taken: dict[str, list[tuple[int, int]]] = {}
