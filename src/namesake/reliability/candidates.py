@@ -35,7 +35,7 @@ MAX_WINDOW_CHARS = 48
 MIN_PHONETIC_KEY_LEN = 2
 # How many of a language's most frequent words count as function words (never a name on their own).
 FUNCTION_WORDS = 80
-# A change of fewer letters than this is never proposed: a lone letter is not a mis-heard name.
+# A change of fewer letters than this is never spotted: a lone letter is not a mis-heard name.
 MIN_ORIGINAL_CHARS = 2
 # Fuzzy matches kept per window, nearest first (exact phonetic and spelled-letter matches are always kept).
 NEAREST_ENTRIES = 3
@@ -200,8 +200,8 @@ def _candidate(
     while last > first and len(words) > 1 and toks[last].norm == compact(words[-1]):
         last, words = last - 1, words[:-1]
     start, end = toks[first].start, toks[last].end
-    if len(compact(seg.text[start:end])) < MIN_ORIGINAL_CHARS:  # "Q" → Q&A: one letter says nothing of a name
-        return None
+    if source == "rag" and len(compact(seg.text[start:end])) < MIN_ORIGINAL_CHARS:
+        return None  # "Q" → Q&A: one letter says nothing of a name (unless the user taught it: "Q" → Q3)
     new_final = " ".join(words)
     if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):
         return None

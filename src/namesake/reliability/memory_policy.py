@@ -83,7 +83,9 @@ def taught_here(c: Candidate) -> bool:
     """
     if not taught(c):
         return False
-    everyday = c.signals.get("remembered_everyday", 0.0) >= EVERYDAY
+    # a taught change of case alone ("genome" → Genome) is right where the word names something, and the
+    # same word is an ordinary noun elsewhere: like an everyday word, it needs the context it was taught in
+    everyday = c.signals.get("remembered_everyday", 0.0) >= EVERYDAY or bool(c.signals.get("case_only"))
     return not everyday or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
 
 
