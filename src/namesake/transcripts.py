@@ -5,8 +5,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import ConfigDict, Field, StringConstraints
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
@@ -14,6 +16,7 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.errors import ConflictError, InvalidInputError, NotFoundError
 from namesake.models import Suggestion, Transcript, User
+from namesake.reliability.inputs import Identifier
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate
 
@@ -61,18 +64,21 @@ class StoredSuggestion:
     as_json: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class ManualFix:
-    """A span the reviewer corrected although nothing was suggested; saved as a validated suggestion of its own."""
+    """A span the reviewer corrected although nothing was suggested; saved as a validated suggestion of its own.
 
-    user_id: str
-    transcript_id: str
-    segment_id: str
-    start_char: int
-    end_char: int
-    original: str
-    final: str
-    entity_type: str
+    One type from the request body (POST /v1/corrections) to the row: checked once, where it is made.
+    """
+
+    user_id: Identifier
+    transcript_id: Identifier
+    segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    start_char: Annotated[int, Field(ge=0)]
+    end_char: Annotated[int, Field(gt=0)]
+    original: Annotated[str, StringConstraints(min_length=1)]
+    final: Annotated[str, StringConstraints(min_length=1)]
+    entity_type: str = "KEYWORD"
     segment_text: str | None = None
 
     def __post_init__(self) -> None:

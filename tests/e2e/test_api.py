@@ -195,3 +195,12 @@ def test_a_transcript_named_like_a_system_collection_never_touches_it(client: Te
     again = {**fix, "transcript_id": "b-2", "original": "Beckmann", "end_char": 8, "segment_text": "Beckmann grew"}
     assert client.post("/v1/corrections", json=again, headers=AUTH).status_code == 201  # the collection still exists
     assert len(client.get("/v1/users/bob/corrections", headers=AUTH).json()) == 2
+
+
+def test_a_manual_fix_is_checked_once_where_it_is_made_and_nothing_is_written(client: TestClient) -> None:
+    fix = {"user_id": "carol", "transcript_id": "c-1", "segment_id": "1", "start_char": 0, "end_char": 50,
+           "original": "abc", "final": "Abc Corp", "segment_text": "abc def"}  # fmt: skip
+    for bad, field in (({}, "end_char"), ({"end_char": 3, "original": "abd"}, "original"), ({"extra": 1}, "extra")):
+        r = client.post("/v1/corrections", json={**fix, **bad}, headers=AUTH)
+        assert r.status_code == 422 and r.json()["error"]["field"] == field
+    assert client.get("/v1/users/carol/corrections", headers=AUTH).json() == []

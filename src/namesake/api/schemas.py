@@ -48,21 +48,6 @@ class EditIn(DecisionIn):
     final: Text
 
 
-class ManualCorrectionIn(BaseModel):
-    """A fix of a span nothing suggested."""
-
-    model_config = ConfigDict(extra="forbid")
-    user_id: Identifier
-    transcript_id: Identifier
-    segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    start_char: int = Field(ge=0)
-    end_char: int = Field(gt=0)
-    original: Text
-    final: Text
-    entity_type: str = "KEYWORD"
-    segment_text: str | None = None
-
-
 class SuggestionOut(BaseModel):
     """A suggestion as the review screen shows it."""
 

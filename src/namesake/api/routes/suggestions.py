@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from namesake.api.deps import ServicesDep
-from namesake.api.schemas import DecisionIn, EditIn, ManualCorrectionIn, ReviewOut
+from namesake.api.schemas import DecisionIn, EditIn, ReviewOut
 from namesake.review import ReviewResult
 from namesake.transcripts import ManualFix
 
@@ -42,6 +42,6 @@ def reject(services: ServicesDep, suggestion_id: str, body: DecisionIn) -> Revie
 
 
 @router.post("/corrections", status_code=201)
-def manual_correction(services: ServicesDep, body: ManualCorrectionIn) -> ReviewOut:
+def manual_correction(services: ServicesDep, body: ManualFix) -> ReviewOut:
     """A fix of a span nothing suggested: remembered, and suggested to this user from now on."""
-    return _out(services, services.review.manual_fix(ManualFix(**body.model_dump())))
+    return _out(services, services.review.manual_fix(body))
