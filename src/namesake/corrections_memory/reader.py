@@ -96,19 +96,18 @@ class CorrectionsMemoryReader:
         if not candidates:
             return stats
         now = int(self.clock().timestamp())
+        # one query per distinct (original, type): a transcript repeats the same mis-heard name
+        keys = list(dict.fromkeys((c.original, c.entity_type) for c in candidates))
         filters = [
             memory_filter(
-                user_id,
-                entity_type=c.entity_type,
-                embedding_model=self.embedder.name,
-                quarantine_after=now,
+                user_id, entity_type=kind, embedding_model=self.embedder.name, quarantine_after=now,
                 exclude_promoted=True,
             )
-            for c in candidates
-        ]
+            for _, kind in keys
+        ]  # fmt: skip
         try:
-            vectors = self._embed([c.original for c in candidates])
-            answers = self.store.query_batch(CORRECTIONS_COLLECTION, vectors, limit=1, filters=filters)
+            vectors = self._embed([original for original, _ in keys])
+            found = self.store.query_batch(CORRECTIONS_COLLECTION, vectors, limit=1, filters=filters)
         except (VectorStoreError, EmbedderError) as exc:
             # Fail-soft: the run goes on without the memory; counted and logged once per run.
             stats.errors += 1
@@ -116,6 +115,8 @@ class CorrectionsMemoryReader:
             if self.on_error is not None:
                 self.on_error()
             return stats
+        by_key = dict(zip(keys, found, strict=True))
+        answers = [by_key[(c.original, c.entity_type)] for c in candidates]
         for cand, hits in zip(candidates, answers, strict=True):
             if not hits:
                 continue
