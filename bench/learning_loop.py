@@ -29,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from _common import BENCH_DATA, bench_file, right_entity_changes, score
 from namesake.api.app import create_app
-from namesake.reliability.candidates import function_words
+from namesake.reliability.windows import function_words
 from namesake.settings import Settings
 from namesake.text import compact
 

@@ -1,0 +1,102 @@
+"""S1 for the user's memory: the originals they corrected, spotted as candidates of their own.
+
+Exact originals and near spellings of them (another ASR slip) get the user's final, with what the
+memory policy (`memory_policy.py`) needs to decide: how close the window is, how everyday the
+original is, and how alike its context is to the one the fix was taught in.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import lru_cache
+
+from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
+from namesake.reliability.windows import (
+    MIN_PHONETIC_KEY_LEN,
+    WindowIndex,
+    function_words,
+    fuzzy_pairs,
+    window_candidate,
+)
+from namesake.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
+
+# How close a window must be to an original the user corrected to get that user's final proposed.
+REMEMBERED_MIN_SIMILARITY = 0.8
+
+
+def remembered_candidates(
+    segments: list[Segment],
+    tokens: list[list[Token]],
+    index: WindowIndex,
+    keys: list[str],
+    remembered: list[RememberedCorrection],
+    language: str,
+) -> list[Candidate]:
+    """The user's learned find-and-replace: exact originals, and near spellings of them (another ASR slip)."""
+    if not remembered:
+        return []
+    as_entries = [CanonicalEntry(m.original, m.entity_type, 0) for m in remembered]
+    sims: dict[tuple[int, int], float] = {}
+    for wi, mi, sim in fuzzy_pairs(keys, as_entries, REMEMBERED_MIN_SIMILARITY):
+        sims[(wi, mi)] = sim
+    by_phon: dict[str, list[int]] = defaultdict(list)
+    for mi, m in enumerate(remembered):
+        for pk in phonetic_keys(m.original, language):
+            if len(pk) >= 2 * MIN_PHONETIC_KEY_LEN:  # short keys say too little without a dictionary behind them
+                by_phon[pk].append(mi)
+    for wi, key in enumerate(keys):
+        for pk in compact_phonetic_keys(key, language):
+            for mi in by_phon.get(pk, ()):
+                sims.setdefault((wi, mi), REMEMBERED_MIN_SIMILARITY)
+    out = []
+    for (wi, mi), sim in sims.items():
+        memo = remembered[mi]
+        for w in index.windows(keys[wi]):
+            cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
+            if cand is not None:
+                cand.signals["remembered"] = round(sim, 4)
+                cand.signals["remembered_frequency"] = float(memo.frequency)
+                cand.signals["remembered_everyday"] = everyday_zipf(cand.original, language)
+                taught = taught_words(memo.context, memo.original, language)
+                if taught:
+                    here = neighbour_words(tokens[w.segment], w.first, w.last, language)
+                    shared = len(here & taught)
+                    # one shared word is chance ("the two of us"); the share is of the smaller side
+                    alike = shared / max(1, min(len(here), len(taught))) if shared >= MIN_SHARED_WORDS else 0.0
+                    cand.signals["remembered_context"] = round(alike, 4)
+                out.append(cand)
+    return out
+
+
+def everyday_zipf(text: str, language: str) -> float:
+    """Zipf frequency of the span's commonest word, numbers left out ("Kobe 19" is as rare as "Kobe").
+
+    A span of numbers only ("90", "2.3") counts as the most everyday of all: a number is never a name.
+    """
+    words = [w for w in normalise(text).split() if not w.isdigit()]
+    if not words:
+        return EVERYDAY_NUMBER
+    return max(word_frequency(w, language) for w in words)
+
+
+EVERYDAY_NUMBER = 8.0
+
+
+# Words either side of a span compared with the context a correction was taught in.
+CONTEXT_WORDS = 6
+# Content words that must be shared with the taught context before it counts as alike at all.
+MIN_SHARED_WORDS = 2
+
+
+def neighbour_words(toks: list[Token], first: int, last: int, language: str) -> frozenset[str]:
+    """The content words within CONTEXT_WORDS tokens of the span, the span itself left out."""
+    stop = function_words(language)
+    near = toks[max(0, first - CONTEXT_WORDS) : first] + toks[last + 1 : last + 1 + CONTEXT_WORDS]
+    return frozenset(t.norm for t in near if t.norm not in stop)
+
+
+@lru_cache(maxsize=50_000)
+def taught_words(context: str, original: str, language: str) -> frozenset[str]:
+    """The content words of a correction's taught context, its own original left out."""
+    stop = function_words(language) | {t.norm for t in tokenize(original)}
+    return frozenset(t.norm for t in tokenize(context) if t.norm not in stop)

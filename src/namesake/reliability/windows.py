@@ -1,0 +1,184 @@
+"""S1's shared ground: a transcript's windows of tokens, matched against entries by edit distance.
+
+Blocking keeps it fast on long transcripts: windows are deduplicated, compared only with
+entries of compatible length in one rapidfuzz `cdist` per length — never a Python loop over
+windows × entries. Both the canonical spotter (`candidates.py`) and the user's remembered
+originals (`remembered.py`) read them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from namesake.reliability.types import Candidate, CanonicalEntry, Segment
+from namesake.text import LETTER_NAMES, Token, compact, tokenize
+
+# A window longer than this (compact chars) is never an entity mention worth comparing.
+MAX_WINDOW_CHARS = 48
+# Below this length a phonetic key says too little ("T", "K") to propose anything on its own.
+MIN_PHONETIC_KEY_LEN = 2
+# How many of a language's most frequent words count as function words (never a name on their own).
+FUNCTION_WORDS = 80
+# A change of fewer letters than this is never spotted: a lone letter is not a mis-heard name.
+MIN_ORIGINAL_CHARS = 2
+# Nobody spells out more letters than this.
+MAX_SPELLED_LETTERS = 8
+
+
+# A window is packed in one int: segment << 24 | first token << 4 | (last − first); max_tokens < 16.
+_SEG_SHIFT, _TOK_SHIFT = 24, 4
+
+
+class Window(NamedTuple):
+    """Tokens first..last of one segment."""
+
+    segment: int
+    first: int
+    last: int
+
+    @classmethod
+    def unpack(cls, packed: int) -> Window:
+        """Decode the int form used while indexing."""
+        first = (packed >> _TOK_SHIFT) & ((1 << (_SEG_SHIFT - _TOK_SHIFT)) - 1)
+        return cls(packed >> _SEG_SHIFT, first, first + (packed & ((1 << _TOK_SHIFT) - 1)))
+
+
+@dataclass
+class WindowIndex:
+    """Windows grouped by compact text (repeats are compared once), plus spelled-letter readings."""
+
+    tokens: list[list[Token]]
+    by_key: dict[str, list[int]]  # packed windows
+    spelled: dict[str, str]  # window key → the letters its tokens spell ("a see" → "ac")
+
+    def windows(self, key: str) -> list[Window]:
+        """The windows whose compact text is key."""
+        return [Window.unpack(p) for p in self.by_key.get(key, ())]
+
+
+def windows_of(
+    segments: list[Segment],
+    max_tokens: int,
+    max_letters: int = 0,
+    max_chars: int = MAX_WINDOW_CHARS,
+    stopwords: frozenset[str] = frozenset(),
+) -> WindowIndex:
+    """Every window of 1..max_tokens tokens with a content word; the hot loop of S1: plain ints and strings."""
+    max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
+    tokens = [tokenize(s.text) for s in segments]
+    by_key: dict[str, list[int]] = {}
+    spelled: dict[str, str] = {}
+    for si, toks in enumerate(tokens):
+        norms = [t.norm for t in toks]
+        stop = [n in stopwords for n in norms]
+        n, base = len(norms), si << _SEG_SHIFT
+        # level by level: the windows of d + 1 tokens extend those of d by the next token
+        keys, content = norms, [not x for x in stop]
+        for d in range(min(max_tokens, n)):
+            if d:
+                keys = [k + t for k, t in zip(keys, norms[d:], strict=False)]
+                content = [c or not x for c, x in zip(content, stop[d:], strict=False)]
+            for i, key in enumerate(keys):
+                # "of the", "and a": function words alone are never a name; keys only grow with d
+                if not content[i] or len(key) > max_chars:
+                    continue
+                packed = base | (i << _TOK_SHIFT) | d
+                bucket = by_key.get(key)
+                if bucket is None:
+                    by_key[key] = [packed]
+                else:
+                    bucket.append(packed)
+        if max_letters > 1:
+            for i, j, key, letters in spelled_runs(norms, max_letters):
+                spelled[key] = letters
+                if j - i >= max_tokens or not any(not x for x in stop[i : j + 1]):  # not indexed above
+                    by_key.setdefault(key, []).append(base | (i << _TOK_SHIFT) | (j - i))
+    by_key.pop("", None)
+    return WindowIndex(tokens, by_key, spelled)
+
+
+def spelled_runs(norms: list[str], max_letters: int) -> Iterator[tuple[int, int, str, str]]:
+    """(first, last, key, letters) of every run of 2+ letter-name tokens ("i", "d", "t" → "idt")."""
+    letters = [LETTER_NAMES.get(n) for n in norms]
+    for i in range(len(norms)):
+        key, spell = norms[i], letters[i]
+        if spell is None:
+            continue
+        for j in range(i + 1, min(i + max_letters, len(norms))):
+            letter = letters[j]
+            if letter is None:
+                break
+            key, spell = key + norms[j], spell + letter
+            yield i, j, key, spell
+
+
+@lru_cache(maxsize=8)
+def function_words(language: str) -> frozenset[str]:
+    """The language's most frequent words (articles, pronouns, prepositions), from wordfreq's bundled lists."""
+    from wordfreq import top_n_list
+
+    lang = "fr" if language.startswith("fr") else "en"
+    return frozenset(compact(w) for w in top_n_list(lang, FUNCTION_WORDS))
+
+
+def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: float) -> list[tuple[int, int, float]]:
+    """(window index, entry index, edit similarity) for pairs at or above min_similarity, blocked by length."""
+    if not keys or not entries:
+        return []
+    entry_keys = [e.key for e in entries]
+    entry_len = np.array([len(k) for k in entry_keys])
+    by_len: dict[int, list[int]] = defaultdict(list)
+    for wi, k in enumerate(keys):
+        by_len[len(k)].append(wi)
+    out: list[tuple[int, int, float]] = []
+    for length, wis in by_len.items():
+        # normalized similarity >= s needs |len_a - len_b| <= (1 - s) * max(len_a, len_b)
+        lo, hi = length * min_similarity, length / max(min_similarity, 1e-9)
+        cols = np.nonzero((entry_len >= lo) & (entry_len <= hi))[0]
+        if len(cols) == 0:
+            continue
+        matrix = process.cdist(
+            [keys[w] for w in wis],
+            [entry_keys[c] for c in cols],
+            scorer=Levenshtein.normalized_similarity,
+            score_cutoff=min_similarity,
+            dtype=np.float32,
+        )
+        rows, cs = np.nonzero(matrix)
+        out.extend((wis[r], int(cols[c]), float(matrix[r, c])) for r, c in zip(rows, cs, strict=True))
+    return out
+
+
+def window_candidate(
+    segments: list[Segment], tokens: list[list[Token]], w: Window, final: str, entity_type: str, source: str
+) -> Candidate | None:
+    """The candidate for window w, trimmed to the words that change; None when nothing changes."""
+    seg, toks = segments[w.segment], tokens[w.segment]
+    first, last = w.first, w.last
+    full_start, full_end = toks[first].start, toks[last].end
+    if compact(seg.text[full_start:full_end]) == compact(final):  # written right: the gate must see it whole
+        return Candidate(seg.id, full_start, full_end, seg.text[full_start:full_end], final, entity_type, source)
+    words = final.split()
+    # Words the window shares with the final at either edge stay as written: the edit is minimal
+    # and never spills over a neighbouring right entity ("Reiner Blair" → "Rainer Blair" edits "Reiner").
+    while first < last and len(words) > 1 and toks[first].norm == compact(words[0]):
+        first, words = first + 1, words[1:]
+    while last > first and len(words) > 1 and toks[last].norm == compact(words[-1]):
+        last, words = last - 1, words[:-1]
+    start, end = toks[first].start, toks[last].end
+    if source == "rag" and len(compact(seg.text[start:end])) < MIN_ORIGINAL_CHARS:
+        return None  # "Q" → Q&A: one letter says nothing of a name (unless the user taught it: "Q" → Q3)
+    new_final = " ".join(words)
+    if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):
+        return None
+    cand = Candidate(seg.id, start, end, seg.text[start:end], new_final, entity_type, source)
+    cand.meta.update(match_original=seg.text[full_start:full_end], match_final=final)
+    return cand
