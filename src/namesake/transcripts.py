@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -137,7 +137,8 @@ class TranscriptStore:
             }
             for c, context in zip(cands, contexts or [""] * len(cands), strict=True)
         ]
-        stmt = insert(Suggestion).values(rows)
+        # one statement compiled once (cached) and sent for all rows, not a fresh VALUES list per analysis
+        stmt = insert(Suggestion)
         stmt = stmt.on_conflict_do_update(
             constraint="uq_suggestions_span",
             set_={
@@ -146,10 +147,14 @@ class TranscriptStore:
                 "status": stmt.excluded.status,
             },
             # a suggestion the reviewer already decided stays as they left it (and is not returned)
-            where=Suggestion.status.in_(("auto_applied", "pending")),
+            where=or_(Suggestion.status == "auto_applied", Suggestion.status == "pending"),
         )
         with self.db.session() as s:
-            returned = s.scalars(stmt.returning(Suggestion), execution_options={"populate_existing": True}).all()
+            returned = s.scalars(
+                stmt.returning(Suggestion, sort_by_parameter_order=True),
+                rows,
+                execution_options={"populate_existing": True},
+            ).all()
             return [suggestion_json(r) for r in sorted(returned, key=lambda r: (r.segment_id, r.start_char))]
 
     def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
