@@ -60,8 +60,8 @@ _FORM_SPLIT = re.compile(r"[\s\-/]+")
 @lru_cache(maxsize=200_000)
 def written_form(text: str, cased: bool = True) -> tuple[str, ...]:
     """The words as written: spacing, hyphens, accents and (when cased) case kept, other punctuation dropped."""
-    nfc = unicodedata.normalize("NFC", text)
-    words = ("".join(c for c in w if c.isalnum()) for w in _FORM_SPLIT.split(nfc))
+    nfc = unicodedata.normalize("NFC", text) if not text.isascii() else text
+    words = (_NON_ALNUM.sub("", w) for w in _FORM_SPLIT.split(nfc))
     return tuple(w if cased else w.casefold() for w in words if w)
 
 
