@@ -69,7 +69,7 @@ class CorrectionsMemoryCleanup:
             transcripts = list(s.scalars(select(Transcript.id).where(Transcript.user_id == user_id)))
         if self.store.collection_exists(CORRECTIONS_COLLECTION):
             for i in range(0, len(point_ids), PAGE):
-                self.store.delete(CORRECTIONS_COLLECTION, point_ids[i : i + PAGE])  # type: ignore[arg-type]
+                self.store.delete(CORRECTIONS_COLLECTION, point_ids[i : i + PAGE])
                 if progress is not None:
                     progress("points", len(point_ids[i : i + PAGE]))
             # anything the mirror missed (an orphan of a crashed write) goes by the user filter

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, cast
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import ColumnElement, CursorResult, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -34,7 +35,7 @@ class PromotionReport:
     points_deleted: int = 0
 
 
-def eligible(*, now: datetime, min_freq: int) -> object:
+def eligible(*, now: datetime, min_freq: int) -> ColumnElement[bool]:
     """The SQL condition a correction must meet to be promoted."""
     return (
         (CorrectionMirror.status == "active")
@@ -69,8 +70,8 @@ def refresh_global_vocabulary(s: Session, min_users: int) -> tuple[int, int]:
     support disappears with their user-scope rows, and the next refresh lowers or withdraws the global.
     Two set-based statements, whatever the vocabulary's size.
     """
-    upserted = s.execute(_UPSERT_GLOBALS, {"min_users": min_users}).rowcount
-    withdrawn = s.execute(_WITHDRAW_GLOBALS, {"min_users": min_users}).rowcount
+    upserted = cast(CursorResult[Any], s.execute(_UPSERT_GLOBALS, {"min_users": min_users})).rowcount
+    withdrawn = cast(CursorResult[Any], s.execute(_WITHDRAW_GLOBALS, {"min_users": min_users})).rowcount
     return int(upserted or 0), int(withdrawn or 0)
 
 
@@ -137,7 +138,7 @@ class CorrectionsMemoryPromotion:
         return report
 
     @staticmethod
-    def _promote_page(s: Session, page: list[CorrectionMirror]) -> int:
+    def _promote_page(s: Session, page: Sequence[CorrectionMirror]) -> int:
         merged: dict[tuple[str, str, str], dict[str, object]] = {}
         for r in page:  # one row per (user, type, value): several originals may share a final
             key = (r.user_id, r.entity_type, r.final_norm)
@@ -157,7 +158,7 @@ class CorrectionsMemoryPromotion:
         s.execute(stmt, rows)  # executemany: compiled once, sent in batches
         return len(rows)
 
-    def _update_points(self, page: list[CorrectionMirror], report: PromotionReport) -> None:
+    def _update_points(self, page: Sequence[CorrectionMirror], report: PromotionReport) -> None:
         ids = [r.qdrant_point_id for r in page]
         if self.settings.reliability_corrections_memory_delete_after_promo:
             self.store.delete(CORRECTIONS_COLLECTION, ids)

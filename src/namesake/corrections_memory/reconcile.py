@@ -101,7 +101,7 @@ class CorrectionsMemoryReconciler:
                 progress(len(page))
             if offset is None:
                 break
-        self.store.delete(CORRECTIONS_COLLECTION, orphans + superseded)  # type: ignore[arg-type]
+        self.store.delete(CORRECTIONS_COLLECTION, orphans + superseded)
         report.orphans_deleted, report.superseded_deleted = len(orphans), len(superseded)
         missing = [r for pid, r in rows.items() if r.status == "active" and pid not in seen]
         missing = [r for r in missing if not (r.promoted_to_canonical and self._deleted_after_promo())]

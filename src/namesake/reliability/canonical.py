@@ -61,6 +61,11 @@ def chunk_point_id(transcript_id: str, index: int) -> uuid.UUID:
     return uuid.UUID(int=(prefix << 32) | index)
 
 
+def _by_frequency(counts: Counter[str], first_seen: dict[str, int]) -> list[str]:
+    """Values by how many chunks name them, first seen first among equals."""
+    return sorted(counts, key=lambda v: (-counts[v], first_seen[v]))
+
+
 def aggregate_payloads(payloads: Iterable[Any]) -> CanonicalDictionary:
     """Merge chunk payloads into whole lists sorted by frequency (first seen wins ties).
 
@@ -85,8 +90,5 @@ def aggregate_payloads(payloads: Iterable[Any]) -> CanonicalDictionary:
                     continue
                 counts[name][v] += 1
                 first_seen[name].setdefault(v, len(first_seen[name]))
-    lists = {
-        name: sorted(counts[name], key=lambda v, n=name: (-counts[n][v], first_seen[n][v]))
-        for name in CANONICAL_LISTS
-    }
+    lists = {name: _by_frequency(counts[name], first_seen[name]) for name in CANONICAL_LISTS}
     return CanonicalDictionary({k: v for k, v in lists.items() if v}, malformed)

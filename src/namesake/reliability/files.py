@@ -38,7 +38,7 @@ def parse_transcript(raw: str, settings: Settings, where: str) -> CheckedTranscr
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
             if line.strip():
                 yield n, line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -130,7 +131,7 @@ class VectorStore(Protocol):
         ...
 
     def query_batch(
-        self, name: str, vectors: list[list[float]], *, limit: int, filters: list[Filter | None]
+        self, name: str, vectors: Sequence[list[float]], *, limit: int, filters: Sequence[Filter | None]
     ) -> list[list[ScoredHit]]:
         """Several queries in one call, answers in the same order."""
         ...
@@ -147,7 +148,7 @@ class VectorStore(Protocol):
         """One page of points in id order and the offset of the next page (None at the end)."""
         ...
 
-    def retrieve(self, name: str, ids: list[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
+    def retrieve(self, name: str, ids: Sequence[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
         """The points among `ids` that exist."""
         ...
 
@@ -155,11 +156,11 @@ class VectorStore(Protocol):
         """Exact number of points passing the filter."""
         ...
 
-    def set_payload(self, name: str, ids: list[PointId], payload: dict[str, Any]) -> None:
+    def set_payload(self, name: str, ids: Sequence[PointId], payload: dict[str, Any]) -> None:
         """Merge payload keys into the given points."""
         ...
 
-    def delete(self, name: str, ids: list[PointId]) -> None:
+    def delete(self, name: str, ids: Sequence[PointId]) -> None:
         """Delete points by id (missing ids are ignored)."""
         ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -82,7 +82,8 @@ class EdgeVectorStore:
         path = self._dir(name) / META_FILE
         if not path.exists():
             return None
-        return json.loads(path.read_text())
+        meta: dict[str, Any] = json.loads(path.read_text())
+        return meta
 
     def _shard(self, name: str) -> qe.EdgeShard:
         with self._lock:
@@ -177,7 +178,7 @@ class EdgeVectorStore:
         return self.query_batch(name, [vector], limit=limit, filters=[flt])[0]
 
     def query_batch(
-        self, name: str, vectors: list[list[float]], *, limit: int, filters: list[Filter | None]
+        self, name: str, vectors: Sequence[list[float]], *, limit: int, filters: Sequence[Filter | None]
     ) -> list[list[ScoredHit]]:
         """One planned batch: queries share a pass over the segments."""
         if not vectors:
@@ -217,7 +218,7 @@ class EdgeVectorStore:
         records, nxt = self._run(name, "scroll", lambda s: s.scroll(req))
         return [self._point(r, with_vectors) for r in records], None if nxt is None else normalise_id(nxt)
 
-    def retrieve(self, name: str, ids: list[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
+    def retrieve(self, name: str, ids: Sequence[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
         """Existing points among ids."""
         if not ids:
             return []
@@ -241,14 +242,14 @@ class EdgeVectorStore:
         req = qe.CountRequest(exact=True, filter=to_edge_filter(flt))
         return int(self._run(name, "count", lambda s: s.count(req)))
 
-    def set_payload(self, name: str, ids: list[PointId], payload: dict[str, Any]) -> None:
+    def set_payload(self, name: str, ids: Sequence[PointId], payload: dict[str, Any]) -> None:
         """Merge keys into the points' payloads."""
         if not ids:
             return
         op = qe.UpdateOperation.set_payload([_edge_id(i) for i in ids], storable(payload))
         self._run(name, "set payload", lambda s: s.update(op))
 
-    def delete(self, name: str, ids: list[PointId]) -> None:
+    def delete(self, name: str, ids: Sequence[PointId]) -> None:
         """Delete by id."""
         if not ids:
             return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -156,7 +156,7 @@ class ServerVectorStore:
         return self.query_batch(name, [vector], limit=limit, filters=[flt])[0]
 
     def query_batch(
-        self, name: str, vectors: list[list[float]], *, limit: int, filters: list[Filter | None]
+        self, name: str, vectors: Sequence[list[float]], *, limit: int, filters: Sequence[Filter | None]
     ) -> list[list[ScoredHit]]:
         """One request carrying every query."""
         if not vectors:
@@ -200,7 +200,7 @@ class ServerVectorStore:
             normalise_id(record.id), list(vector) if vector is not None else None, dict(record.payload or {})
         )
 
-    def retrieve(self, name: str, ids: list[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
+    def retrieve(self, name: str, ids: Sequence[PointId], *, with_vectors: bool = False) -> list[VectorPoint]:
         """Existing points among ids."""
         if not ids:
             return []
@@ -215,7 +215,7 @@ class ServerVectorStore:
         answer = self._run("count", lambda: self.client.count(name, count_filter=to_client_filter(flt), exact=True))
         return int(answer.count)
 
-    def set_payload(self, name: str, ids: list[PointId], payload: dict[str, Any]) -> None:
+    def set_payload(self, name: str, ids: Sequence[PointId], payload: dict[str, Any]) -> None:
         """Merge keys into the points' payloads."""
         if not ids:
             return
@@ -224,7 +224,7 @@ class ServerVectorStore:
             lambda: self.client.set_payload(name, payload=storable(payload), points=[_id(i) for i in ids], wait=True),
         )
 
-    def delete(self, name: str, ids: list[PointId]) -> None:
+    def delete(self, name: str, ids: Sequence[PointId]) -> None:
         """Delete by id."""
         if not ids:
             return
