@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from namesake import __version__
 from namesake.errors import NamesakeError
+from namesake.progress import progress
 from namesake.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -27,6 +28,23 @@ app = typer.Typer(help="namesake: keep ASR transcripts true to the names people 
 db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
 jobs_app = typer.Typer(help="Maintenance jobs, run once (for cron / Kubernetes CronJobs).", no_args_is_help=True)
 users_app = typer.Typer(help="User data (GDPR).", no_args_is_help=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"namesake {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """namesake: keep ASR transcripts true to the names people use."""
+
+
 app.add_typer(db_app, name="db")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(users_app, name="users")
@@ -90,7 +108,9 @@ class OutputFormat(StrEnum):
 
 @app.command()
 def analyze(
-    path: Annotated[Path, typer.Argument(help="A .json transcript, or a .jsonl / .jsonl.gz with one per line.")],
+    path: Annotated[
+        Path, typer.Argument(help="A .json transcript, a .jsonl / .jsonl.gz (one per line), or - (lines on stdin).")
+    ],
     user: Annotated[str | None, typer.Option("--user", help="User id (overrides the file's user_id).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="jsonl: one line per transcript; table.")] = (
         OutputFormat.jsonl
@@ -114,25 +134,20 @@ def analyze(
     except NamesakeError as exc:
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
-    with _open_services(settings) as services:
-        progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=err, disable=len(transcripts) < 2,
-        )  # fmt: skip
-        with progress:
-            task = progress.add_task("analysing", total=len(transcripts))
-            if workers == 0:
-                workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
-            try:
-                for result in services.reliability.analyze_many(transcripts, user_id=user, workers=workers):
-                    if fmt is OutputFormat.jsonl:
-                        sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
-                        sys.stdout.flush()
-                    else:
-                        out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
-                    progress.advance(task)
-            except NamesakeError as exc:
-                raise _fail(exc) from exc
+    with _open_services(settings) as services, progress(err, "analysing", len(transcripts),
+                                                        quiet=len(transcripts) < 2) as bar:  # fmt: skip
+        if workers == 0:
+            workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
+        try:
+            for result in services.reliability.analyze_many(transcripts, user_id=user, workers=workers):
+                if fmt is OutputFormat.jsonl:
+                    sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
+                    sys.stdout.flush()
+                else:
+                    out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+                bar.advance()
+        except NamesakeError as exc:
+            raise _fail(exc) from exc
 
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str, Any]]) -> Table:
@@ -174,9 +189,6 @@ def _summary(title: str, counts: dict[str, Any]) -> Table:
     return table
 
 
-def _bar() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err)  # fmt: skip
 
 
 def _run_job(
@@ -186,10 +198,9 @@ def _run_job(
     from namesake.jobs.runner import JobAlreadyRunningError
 
     settings = _settings()
-    with _open_services(settings) as services, _bar() as bar:
-        task = bar.add_task(label, total=total(services))
+    with _open_services(settings) as services, progress(err, label, total(services)) as bar:
         try:
-            outcome = run(services, lambda n: bar.advance(task, n))
+            outcome = run(services, bar.advance)
         except JobAlreadyRunningError as exc:
             err.print(f"skipped: {exc.message}")
             raise typer.Exit(3) from exc
@@ -226,10 +237,9 @@ def jobs_reconcile() -> None:
 def users_erase(user_id: Annotated[str, typer.Argument(help="The user whose data is erased.")]) -> None:
     """Erase everything of USER_ID in PostgreSQL and Qdrant; prints the receipt (remaining must be 0)."""
     settings = _settings()
-    with _open_services(settings) as services, _bar() as bar:
-        task = bar.add_task(f"erasing {user_id}", total=None)
+    with _open_services(settings) as services, progress(err, f"erasing {user_id}", None) as bar:
         try:
-            receipt = services.erase_user(user_id, progress=lambda _k, n: bar.advance(task, n))
+            receipt = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n))
         except NamesakeError as exc:
             raise _fail(exc) from exc
     out.print_json(data=receipt.as_json())

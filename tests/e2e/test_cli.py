@@ -100,3 +100,50 @@ def test_missing_file_and_help(env: dict[str, str]) -> None:
     result = CliRunner().invoke(app, ["analyze", "/nonexistent.jsonl"])
     assert result.exit_code == 2 and "no such file" in result.stderr
     assert "analyze" in CliRunner().invoke(app, ["--help"]).stdout
+
+
+def test_records_reach_stdout_while_a_terminal_shows_the_bar_on_stderr(env: dict[str, str], tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    path = tmp_path / "two.jsonl"
+    path.write_text(json.dumps(TRANSCRIPT) + "\n" + json.dumps(dict(TRANSCRIPT, transcript_id="cli-2")) + "\n")
+    out = tmp_path / "out.jsonl"
+    main, terminal = pty.openpty()  # stderr is a terminal, stdout a file: `namesake analyze FILE > out.jsonl`
+    with out.open("w") as stdout:
+        code = subprocess.run(
+            [str(Path(sys.executable).parent / "namesake"), "analyze", str(path)],
+            stdout=stdout, stderr=terminal, env=os.environ, timeout=300,
+        ).returncode  # fmt: skip
+    os.close(terminal)
+    screen = os.read(main, 65536).decode(errors="replace")
+    os.close(main)
+    assert code == 0
+    assert [json.loads(line)["transcript_id"] for line in out.read_text().splitlines()] == ["cli-1", "cli-2"]
+    assert "analysing" in screen and "transcript_id" not in screen  # the bar on the terminal, the records not
+
+
+def test_without_a_terminal_progress_is_plain_lines_and_stdin_is_read_with_dash(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    lines = json.dumps(TRANSCRIPT) + "\n" + json.dumps(dict(TRANSCRIPT, transcript_id="cli-2")) + "\n"
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "namesake"), "analyze", "-"],
+        input=lines, capture_output=True, text=True, env=os.environ, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["transcript_id"] for line in done.stdout.splitlines()] == ["cli-1", "cli-2"]
+    assert "analysing: 2/2 (100%)" in done.stderr and "\x1b[" not in done.stderr
+
+
+def test_version() -> None:
+    from namesake import __version__
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"namesake {__version__}"

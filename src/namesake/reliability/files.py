@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from pydantic import ValidationError
 
@@ -44,8 +46,15 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield n, line
 
 
-def read_transcripts(path: Path, settings: Settings) -> list[CheckedTranscript]:
-    """All transcripts of a file, validated before any is analysed (a bad line writes nothing)."""
+def read_transcripts(path: Path, settings: Settings, stdin: TextIO | None = None) -> list[CheckedTranscript]:
+    """All transcripts of a file (or JSON lines on stdin for `-`), validated before any is analysed."""
+    if str(path) == "-":
+        lines = enumerate((sys.stdin if stdin is None else stdin).read().splitlines(), start=1)
+        try:
+            out = [parse_transcript(line, settings, f"stdin:{n}") for n, line in lines if line.strip()]
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"stdin: cannot be read ({exc})") from exc
+        return _checked_set("stdin", out)
     if not path.exists():
         raise InvalidInputError(f"{path}: no such file")
     try:
@@ -56,10 +65,15 @@ def read_transcripts(path: Path, settings: Settings) -> list[CheckedTranscript]:
         out = [parse_transcript(line, settings, f"{path}:{n}") for n, line in _lines(path)]
     except (OSError, UnicodeDecodeError, EOFError) as exc:
         raise InvalidInputError(f"{path}: cannot be read ({exc})") from exc
+    return _checked_set(str(path), out)
+
+
+def _checked_set(where: str, out: list[CheckedTranscript]) -> list[CheckedTranscript]:
+    """A file's transcripts: at least one, each id once."""
     ids = [t.transcript.transcript_id for t in out]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
-        raise InvalidInputError(f"{path}: transcript_id {dup!r} appears more than once")
+        raise InvalidInputError(f"{where}: transcript_id {dup!r} appears more than once")
     if not out:
-        raise InvalidInputError(f"{path}: no transcript in the file")
+        raise InvalidInputError(f"{where}: no transcript in the input")
     return out
