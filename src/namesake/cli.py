@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -13,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
 from namesake import __version__
 from namesake.errors import NamesakeError
 from namesake.progress import progress
-from namesake.settings import Settings, get_settings
+from namesake.settings import Settings, describe_invalid, get_settings
 
 if TYPE_CHECKING:
     from namesake.services import Services
@@ -57,7 +57,8 @@ def _settings() -> Settings:
     try:
         return get_settings()
     except ValueError as exc:
-        err.print(f"[red]error:[/red] invalid configuration: {exc}")
+        detail = describe_invalid(exc) if isinstance(exc, ValidationError) else str(exc)
+        err.print(f"error: invalid configuration: {detail}", markup=False, highlight=False)
         raise typer.Exit(2) from exc
 
 
@@ -90,9 +91,10 @@ def serve(
     import uvicorn
 
     from namesake.api.app import create_app
+    from namesake.logs import configure_logging
 
-    logging.basicConfig(level=logging.INFO)
-    uvicorn.run(create_app(_settings()), host=host, port=port)
+    configure_logging()
+    uvicorn.run(create_app(_settings()), host=host, port=port, log_config=None)
 
 
 # Below this many transcripts, starting worker processes costs more than it saves.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -149,6 +149,19 @@ class Settings(BaseSettings):
         return self.namesake_data_dir / "postgres"
 
 
+# Read by get_settings from the working directory; a variable set in the environment wins over it.
+DOTENV = ".env"
+
+
 def get_settings(**overrides: object) -> Settings:
-    """Build settings from the environment (plus explicit overrides); never at import time."""
-    return Settings(**overrides)  # type: ignore[arg-type]
+    """Build settings from the environment and a `.env` file (plus explicit overrides); never at import time."""
+    return Settings(_env_file=DOTENV, **overrides)  # type: ignore[arg-type, call-arg]
+
+
+def describe_invalid(exc: ValidationError) -> str:
+    """A settings error as the operator set it: the environment variable's name, then what is wrong."""
+    parts = []
+    for e in exc.errors():
+        name = str(e["loc"][0]).upper() if e["loc"] else "settings"
+        parts.append(f"{name}: {e['msg']}")
+    return "; ".join(parts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -204,3 +205,25 @@ def test_a_manual_fix_is_checked_once_where_it_is_made_and_nothing_is_written(cl
         r = client.post("/v1/corrections", json={**fix, **bad}, headers=AUTH)
         assert r.status_code == 422 and r.json()["error"]["field"] == field
     assert client.get("/v1/users/carol/corrections", headers=AUTH).json() == []
+
+
+def test_every_answer_carries_a_request_id_and_the_callers_is_echoed(client: TestClient) -> None:
+    mine = client.get("/v1/users/nobody/corrections", headers={**AUTH, "X-Request-ID": "req-42"})
+    assert mine.headers["X-Request-ID"] == "req-42"
+    a, b = client.get("/healthz"), client.get("/healthz")
+    assert len(a.headers["X-Request-ID"]) == 32 and a.headers["X-Request-ID"] != b.headers["X-Request-ID"]
+
+
+def test_log_lines_are_json_with_the_request_id() -> None:
+    import logging
+
+    from namesake.logs import JsonFormatter, RequestIdFilter, request_id
+
+    token = request_id.set("req-7")
+    try:
+        record = logging.LogRecord("namesake.test", logging.WARNING, __file__, 1, "store %s", ("down",), None)
+        RequestIdFilter().filter(record)
+    finally:
+        request_id.reset(token)
+    line = json.loads(JsonFormatter().format(record))
+    assert line["request_id"] == "req-7" and line["message"] == "store down" and line["level"] == "WARNING"

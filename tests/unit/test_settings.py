@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
-from namesake.settings import Settings, get_settings
+from namesake.settings import Settings, describe_invalid, get_settings
 
 
 def test_seed_names_are_read_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,3 +34,18 @@ def test_seed_names_are_read_from_environment(monkeypatch: pytest.MonkeyPatch) -
 def test_unsafe_or_out_of_range_values_are_refused(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
         Settings(**bad)  # type: ignore[arg-type]
+
+
+def test_a_dotenv_file_is_read_and_the_environment_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("RELIABILITY_V5_CANONICAL_LIST_CAP=7\nLLM_BATCH_SIZE=3\n")
+    monkeypatch.setenv("LLM_BATCH_SIZE", "5")
+    s = get_settings()
+    assert s.reliability_v5_canonical_list_cap == 7 and s.llm_batch_size == 5
+
+
+def test_an_invalid_setting_is_named_as_the_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELIABILITY_AUTO_APPLY_THRESHOLD", "2")
+    with pytest.raises(ValidationError) as err:
+        get_settings()
+    assert describe_invalid(err.value).startswith("RELIABILITY_AUTO_APPLY_THRESHOLD: ")

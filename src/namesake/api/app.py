@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -15,14 +16,22 @@ from namesake.api import errors
 from namesake.api.deps import require_key
 from namesake.api.routes import health, jobs, suggestions, transcripts, users
 from namesake.jobs.scheduler import start_scheduler
+from namesake.logs import request_id
 from namesake.metrics import Metrics
 from namesake.runtime import Runtime, open_runtime
 from namesake.services import build_services
-from namesake.settings import Settings
+from namesake.settings import Settings, get_settings
+
+# A client's X-Request-ID is kept up to this many characters.
+REQUEST_ID_MAX = 128
 
 
-def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
-    """Build the app; the lifespan opens the stores unless a runtime is handed in (tests)."""
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+    """Build the app (settings from the environment when not given: `uvicorn --factory namesake.api.app:create_app`).
+
+    The lifespan opens the stores unless a runtime is handed in (tests).
+    """
+    settings = settings or get_settings()
     metrics = Metrics()
 
     @asynccontextmanager
@@ -48,7 +57,17 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
 
     @app.middleware("http")
     async def limits_and_metrics(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        """Refuse oversized bodies before reading them; count and time every request by route."""
+        """Name the request (X-Request-ID, echoed), refuse oversized bodies unread, count and time it by route."""
+        rid = request.headers.get("x-request-id", "")[:REQUEST_ID_MAX] or uuid.uuid4().hex
+        token = request_id.set(rid)
+        try:
+            response = await _limited(request, call_next)
+        finally:
+            request_id.reset(token)
+        response.headers["X-Request-ID"] = rid
+        return response
+
+    async def _limited(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > max_body:
             return JSONResponse(
