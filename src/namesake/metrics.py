@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, GCCollector, Histogram, PlatformCollector, ProcessCollector
 
 
 @dataclass
@@ -16,6 +16,10 @@ class Metrics:
 
     def __post_init__(self) -> None:
         r = self.registry
+        # the process (memory, CPU, open files) and the interpreter (GC, version) beside namesake's own
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        GCCollector(registry=r)
         self.requests = Counter("namesake_http_requests", "HTTP requests", ["method", "route", "status"], registry=r)
         self.latency = Histogram("namesake_http_request_seconds", "HTTP latency", ["method", "route"], registry=r)
         self.candidates = Counter("namesake_candidates", "Candidates spotted (S1)", registry=r)

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from namesake import __version__
@@ -50,7 +51,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             if owned:
                 rt.close()
 
-    app = FastAPI(title="namesake", version=__version__, lifespan=lifespan)
+    app = FastAPIOffline(title="namesake", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     errors.install(app)
     max_body = settings.max_request_bytes

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+import logging
+
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from namesake.api.deps import RuntimeDep, require_key
+from namesake.api.deps import RuntimeDep
 from namesake.errors import NamesakeError
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["ops"])
 
 
@@ -17,19 +20,25 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", dependencies=[Depends(require_key)])
+@router.get("/readyz")
 def readyz(runtime: RuntimeDep) -> JSONResponse:
-    """PostgreSQL answers and the vector store lists its collections; 503 naming what failed."""
+    """PostgreSQL answers and the vector store lists its collections; 503 naming which failed.
+
+    Open, like /healthz, so an orchestrator's probe needs no key; it says which store failed and
+    nothing more (the reason goes to the log).
+    """
     checks: dict[str, str] = {}
     try:
         runtime.db.ping()
         checks["postgresql"] = "ok"
     except NamesakeError as exc:
-        checks["postgresql"] = exc.message
+        log.warning("readiness: PostgreSQL: %s", exc.message)
+        checks["postgresql"] = "failed"
     try:
         runtime.vectors.list_collections()
         checks["vector_store"] = "ok"
     except NamesakeError as exc:
-        checks["vector_store"] = exc.message
+        log.warning("readiness: vector store: %s", exc.message)
+        checks["vector_store"] = "failed"
     ready = all(v == "ok" for v in checks.values())
     return JSONResponse({"status": "ready" if ready else "unavailable", "checks": checks}, 200 if ready else 503)
