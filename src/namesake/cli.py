@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from namesake import __version__
-from namesake.errors import NamesakeError
+from namesake.errors import InvalidInputError, NamesakeError
 from namesake.progress import progress
 from namesake.settings import Settings, describe_invalid, get_settings
 
@@ -70,16 +70,40 @@ def _fail(exc: NamesakeError) -> typer.Exit:
 @db_app.command("upgrade")
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
     """Run migrations up to REVISION on DATABASE_URL (or the embedded PostgreSQL)."""
-    from namesake.db import open_database, upgrade
+    from namesake.db import current_revision, open_database, upgrade
 
     settings = _settings()
     try:
         database = open_database(settings, migrate=False)
-        upgrade(database.url, revision)
-        database.close()
+        try:
+            upgrade(database.url, revision)
+            now = current_revision(database.url)
+        finally:
+            database.close()
+    except InvalidInputError as exc:
+        err.print(f"error: {exc.message}", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     except NamesakeError as exc:
         raise _fail(exc) from exc
-    out.print(f"database migrated to {revision}")
+    out.print(f"database at {now}", highlight=False)
+
+
+@db_app.command("current")
+def db_current() -> None:
+    """Print the revision the database is at, and the newest one this version ships."""
+    from namesake.db import current_revision, open_database, revisions
+
+    settings = _settings()
+    try:
+        database = open_database(settings, migrate=False)
+        try:
+            at = current_revision(database.url)
+        finally:
+            database.close()
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+    head = revisions()[-1]
+    out.print(f"{at or 'none'} (head {head}{', up to date' if at == head else ''})", highlight=False)
 
 
 @app.command()

@@ -14,7 +14,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from namesake.errors import ConfigurationError, ConflictError, StoreError
+from namesake.errors import ConfigurationError, ConflictError, InvalidInputError, StoreError
 from namesake.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -55,10 +55,44 @@ def downgrade(url: str, revision: str = "base") -> None:
     _alembic("downgrade", url, revision)
 
 
+def revisions() -> list[str]:
+    """Every revision the package ships, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory(str(MIGRATIONS_DIR))
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
+
+def current_revision(url: str) -> str | None:
+    """The revision the database is at (None: never migrated)."""
+    from alembic.runtime.migration import MigrationContext
+
+    engine = create_engine(sqlalchemy_url(url))
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    except SQLAlchemyError as exc:
+        raise StoreError(f"PostgreSQL unreachable: {type(exc).__name__}") from exc
+    finally:
+        engine.dispose()
+
+
 def _alembic(direction: str, url: str, revision: str) -> None:
     from alembic import command
     from alembic.config import Config
 
+    known = revisions()
+    if revision not in ("head", "base", *known):
+        raise InvalidInputError(
+            f"unknown revision {revision!r}: one of head, base, {', '.join(known)}", field="revision"
+        )
+    if direction == "upgrade" and revision in known:
+        at = current_revision(url)
+        if at in known and known.index(at) > known.index(revision):
+            raise InvalidInputError(
+                f"the database is at {at}, after {revision}: upgrading cannot go back (use a downgrade)",
+                field="revision",
+            )
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", sqlalchemy_url(url).replace("%", "%%"))

@@ -147,3 +147,16 @@ def test_version() -> None:
 
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout.strip() == f"namesake {__version__}"
+
+
+def test_db_commands_say_where_the_schema_is_and_refuse_what_cannot_be_done(env: dict[str, str]) -> None:
+    from namesake.db import revisions
+
+    head = revisions()[-1]
+    current = CliRunner().invoke(app, ["db", "current"])
+    assert current.exit_code == 0 and current.stdout.strip() == f"{head} (head {head}, up to date)"
+    unknown = CliRunner().invoke(app, ["db", "upgrade", "nonsense"])
+    assert unknown.exit_code == 2 and "unknown revision 'nonsense'" in unknown.output
+    assert "Traceback" not in unknown.output
+    back = CliRunner().invoke(app, ["db", "upgrade", revisions()[0]])
+    assert back.exit_code == 2 and "cannot go back" in back.output
