@@ -217,10 +217,18 @@ def _summary(title: str, counts: dict[str, Any]) -> Table:
 
 
 
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object (for scripts).")]
+
+
 def _run_job(
-    name: str, label: str, total: Callable[[Services], int], run: Callable[[Services, Callable[[int], None]], Any]
+    name: str,
+    label: str,
+    total: Callable[[Services], int],
+    run: Callable[[Services, Callable[[int], None]], Any],
+    *,
+    as_json: bool = False,
 ) -> None:
-    """Run one job with a progress bar and a summary table; exit 3 when another runner holds it."""
+    """Run one job with progress on stderr and a summary (table, or JSON); exit 3 when another runner holds it."""
     from namesake.jobs.runner import JobAlreadyRunningError
 
     settings = _settings()
@@ -230,11 +238,14 @@ def _run_job(
         except JobAlreadyRunningError as exc:
             err.print(f"skipped: {exc.message}")
             raise typer.Exit(3) from exc
-    out.print(_summary(f"{name} (run {outcome.run_id})", outcome.counts()))
+    if as_json:
+        sys.stdout.write(json.dumps({"job": name, "run_id": outcome.run_id, "counts": outcome.counts()}) + "\n")
+    else:
+        out.print(_summary(f"{name} (run {outcome.run_id})", outcome.counts()))
 
 
 @jobs_app.command("promote")
-def jobs_promote() -> None:
+def jobs_promote(as_json: JsonOption = False) -> None:
     """Promote frequent corrections whose quarantine ended to canonical vocabulary (exit 3 if already running)."""
     from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
 
@@ -243,11 +254,12 @@ def jobs_promote() -> None:
         "promoting",
         lambda sv: CorrectionsMemoryPromotion(sv.runtime.db, sv.runtime.vectors, sv.runtime.settings).count_eligible(),
         lambda sv, progress: sv.promote(progress),
+        as_json=as_json,
     )
 
 
 @jobs_app.command("reconcile")
-def jobs_reconcile() -> None:
+def jobs_reconcile(as_json: JsonOption = False) -> None:
     """Make the corrections index agree with PostgreSQL (exit 3 if already running)."""
     from namesake.settings import CORRECTIONS_COLLECTION
 
@@ -256,6 +268,7 @@ def jobs_reconcile() -> None:
         "scanning points",
         lambda sv: sv.runtime.vectors.count(CORRECTIONS_COLLECTION),
         lambda sv, progress: sv.reconcile(progress),
+        as_json=as_json,
     )
 
 

@@ -33,10 +33,14 @@ def test_promote_reconcile_and_erase_from_the_cli(env: None, tmp_path: Path, db:
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
         assert "run " in result.stdout
+    result = CliRunner().invoke(app, ["jobs", "promote", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["job"] == "promotion" and summary["run_id"] > 0 and summary["counts"]["promoted"] == 0
     result = CliRunner().invoke(app, ["users", "erase", "carol"])
     assert result.exit_code == 0, result.output
     receipt = json.loads(result.stdout)
     assert receipt["remaining"] == {"qdrant_points": 0, "rows": 0} and receipt["deleted"]["collections"] == 1
     with db.engine.connect() as conn:
-        assert conn.exec_driver_sql("SELECT count(*) FROM job_runs WHERE status = 'succeeded'").scalar() == 2
+        assert conn.exec_driver_sql("SELECT count(*) FROM job_runs WHERE status = 'succeeded'").scalar() == 3
         assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
