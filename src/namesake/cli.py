@@ -63,7 +63,7 @@ def _settings() -> Settings:
 
 
 def _fail(exc: NamesakeError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc.message}")
+    err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(1)
 
 

@@ -44,6 +44,12 @@ class VectorStoreError(StoreError):
     code = "VECTOR_STORE"
 
 
+class StoreInUseError(VectorStoreError):
+    """The embedded store's folder is held by another process: one process owns a data dir."""
+
+    code = "STORE_IN_USE"
+
+
 class CollectionNotFoundError(VectorStoreError):
     """The named collection does not exist."""
 

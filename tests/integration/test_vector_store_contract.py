@@ -187,3 +187,30 @@ def test_edge_store_survives_reopen(tmp_path: Path) -> None:
     assert again.count("c") == 3
     assert again.ensure_collection("c", DIM) is False
     again.close()
+
+
+def test_an_embedded_store_held_by_another_process_says_so_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from namesake.errors import StoreInUseError
+
+    holder = EdgeVectorStore(tmp_path / "qdrant")
+    holder.ensure_collection("held", DIM)
+    holder.upsert("held", _points(1))
+    holder.close()
+    script = (
+        "import sys, time; from namesake.vectors.edge import EdgeVectorStore; "
+        f"s = EdgeVectorStore(__import__('pathlib').Path({str(tmp_path / 'qdrant')!r})); s.count('held'); "
+        "print('holding', flush=True); time.sleep(30)"
+    )
+    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "holding"
+        late = EdgeVectorStore(tmp_path / "qdrant")
+        with pytest.raises(StoreInUseError) as err:
+            late.count("held")
+        assert "namesake serve" in err.value.message and err.value.code == "STORE_IN_USE"
+    finally:
+        other.kill()
+        other.wait()

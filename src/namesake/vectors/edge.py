@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import qdrant_edge as qe
 
-from namesake.errors import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
+from namesake.errors import CollectionNotFoundError, DimensionMismatchError, StoreInUseError, VectorStoreError
 from namesake.vectors.base import (
     Filter,
     IndexKind,
@@ -40,7 +40,16 @@ def _translate(what: str) -> Iterator[None]:
     except (VectorStoreError, DimensionMismatchError):
         raise
     except Exception as exc:  # the Rust binding raises untyped errors
+        if "WouldBlock" in str(exc):  # another process holds the shard's write-ahead log
+            raise StoreInUseError(STORE_IN_USE) from exc
         raise VectorStoreError(f"embedded Qdrant: {what} failed: {exc}") from exc
+
+
+STORE_IN_USE = (
+    "the embedded store is open in another namesake process (is `namesake serve` running on this data dir?): "
+    "stop it first, or ask it over HTTP instead: POST /v1/jobs/promotion/run, POST /v1/jobs/reconciliation/run, "
+    "DELETE /v1/users/{user_id}"
+)
 
 
 def _condition(c: Match | MatchAny | Range) -> qe.FieldCondition:
