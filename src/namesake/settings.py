@@ -36,7 +36,8 @@ class Settings(BaseSettings):
     qdrant_api_key: str | None = None
     qdrant_path: Path | None = None
     canonical_layout: Literal["per_transcript", "shared"] = "per_transcript"
-    jobs_enabled: bool = False
+    # None: on when the stores are embedded (one machine, nobody to remember a cron), off with servers
+    jobs_enabled: bool | None = None
 
     # --- embedder -----------------------------------------------------------------------
     embedding_backend: Literal["use", "bge-m3"] = "use"
@@ -151,6 +152,11 @@ class Settings(BaseSettings):
 
 # Read by get_settings from the working directory; a variable set in the environment wins over it.
 DOTENV = ".env"
+
+
+def jobs_run_here(s: Settings) -> bool:
+    """Whether `serve` schedules the daily promotion and the reconciliation itself."""
+    return s.jobs_enabled if s.jobs_enabled is not None else s.database_url is None
 
 
 def get_settings(**overrides: object) -> Settings:

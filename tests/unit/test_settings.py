@@ -49,3 +49,12 @@ def test_an_invalid_setting_is_named_as_the_environment_variable(monkeypatch: py
     with pytest.raises(ValidationError) as err:
         get_settings()
     assert describe_invalid(err.value).startswith("RELIABILITY_AUTO_APPLY_THRESHOLD: ")
+
+
+def test_the_jobs_run_in_the_server_on_the_embedded_default_and_not_beside_servers() -> None:
+    from namesake.settings import jobs_run_here
+
+    assert jobs_run_here(Settings(database_url=None)) is True
+    assert jobs_run_here(Settings(database_url="postgresql://x/y")) is False
+    assert jobs_run_here(Settings(database_url="postgresql://x/y", jobs_enabled=True)) is True
+    assert jobs_run_here(Settings(database_url=None, jobs_enabled=False)) is False

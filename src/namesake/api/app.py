@@ -21,7 +21,7 @@ from namesake.logs import request_id
 from namesake.metrics import Metrics
 from namesake.runtime import Runtime, open_runtime
 from namesake.services import build_services
-from namesake.settings import Settings, get_settings
+from namesake.settings import Settings, get_settings, jobs_run_here
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128
@@ -42,7 +42,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         scheduler = None
         try:
             app.state.services = services = build_services(rt, metrics)
-            if settings.jobs_enabled:
+            if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
             yield
         finally:
