@@ -145,9 +145,13 @@ class Database:
             raise StoreError(f"PostgreSQL unreachable: {exc}") from exc
 
     def close(self) -> None:
-        """Dispose the pool; the embedded server stops when its last handle goes."""
+        """Dispose the pool, and stop the embedded server if this process started it (its last handle)."""
         self.engine.dispose()
-        self.embedded = None
+        if self.embedded is not None:
+            # pgserver stops the server from an atexit hook, which a signal-driven exit can skip;
+            # its cleanup stops the server only when no other process of ours still uses it
+            self.embedded._cleanup()
+            self.embedded = None
 
 
 def open_database(settings: Settings, *, migrate: bool = True) -> Database:

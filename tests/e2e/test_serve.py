@@ -1,0 +1,57 @@
+"""`namesake serve` on the embedded default, as a user runs it: up, then stopped with SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _postgres_of(folder: Path) -> bool:
+    found = subprocess.run(["pgrep", "-f", str(folder)], capture_output=True, text=True).stdout.split()
+    return any(pid != str(os.getpid()) for pid in found)
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_server_and_its_embedded_postgresql(tmp_path: Path) -> None:
+    port, data = _free_port(), tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {"NAMESAKE_DATA_DIR": str(data)}
+    log = (tmp_path / "serve.log").open("w")
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "namesake"), "serve", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=log, text=True,
+    )  # fmt: skip
+    try:
+        for _ in range(120):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the server never became ready")
+        assert _postgres_of(data / "postgres")
+        server.send_signal(signal.SIGTERM)
+        # uvicorn shuts down gracefully, then exits by the signal it got (-15), as servers conventionally do
+        assert server.wait(timeout=60) in (0, -signal.SIGTERM)
+        assert not _postgres_of(data / "postgres")  # nothing left running once the server is gone
+        lines = (tmp_path / "serve.log").read_text().splitlines()
+        assert lines and all(line.startswith("{") for line in lines)  # JSON log lines only, no initdb chatter
+        assert "Application shutdown complete." in lines[-2] + lines[-1]
+    finally:
+        if server.poll() is None:
+            server.kill()
+        log.close()
