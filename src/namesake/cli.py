@@ -273,15 +273,23 @@ def jobs_reconcile(as_json: JsonOption = False) -> None:
 
 
 @users_app.command("erase")
-def users_erase(user_id: Annotated[str, typer.Argument(help="The user whose data is erased.")]) -> None:
-    """Erase everything of USER_ID in PostgreSQL and Qdrant; prints the receipt (remaining must be 0)."""
+def users_erase(
+    user_id: Annotated[str, typer.Argument(help="The user whose data is erased.")], as_json: JsonOption = False
+) -> None:
+    """Erase everything of USER_ID in PostgreSQL and Qdrant; prints the receipt (remaining must be 0).
+
+    The receipt is JSON either way (a pretty one on a terminal); --json prints it on one line.
+    """
     settings = _settings()
     with _open_services(settings) as services, progress(err, f"erasing {user_id}", None) as bar:
         try:
             receipt = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n))
         except NamesakeError as exc:
             raise _fail(exc) from exc
-    out.print_json(data=receipt.as_json())
+    if as_json or not sys.stdout.isatty():
+        sys.stdout.write(json.dumps(receipt.as_json()) + "\n")
+    else:
+        out.print_json(data=receipt.as_json())
     if any(receipt.remaining.values()):
         raise typer.Exit(1)
 
