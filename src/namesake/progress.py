@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 # Without a terminal (cron, container logs), a line at most this often, and one at the end.
@@ -23,8 +24,8 @@ class Reporter(Protocol):
 
 
 class _Bar:
-    def __init__(self, progress: Progress, total: int | None) -> None:
-        self.progress, self.task = progress, progress.add_task("", total=total)
+    def __init__(self, progress: Progress, label: str, total: int | None) -> None:
+        self.progress, self.task = progress, progress.add_task(escape(label), total=total)
 
     def advance(self, n: int = 1) -> None:
         self.progress.advance(self.task, n)
@@ -62,8 +63,8 @@ def progress(console: Console, label: str, total: int | None, *, quiet: bool = F
         lines.line()
         return
     bar = Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, redirect_stdout=False, redirect_stderr=False,
     )  # fmt: skip
     with bar:
-        yield _Bar(bar, total)
+        yield _Bar(bar, label, total)
