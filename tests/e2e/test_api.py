@@ -236,3 +236,20 @@ def test_log_lines_are_json_with_the_request_id() -> None:
         request_id.reset(token)
     line = json.loads(JsonFormatter().format(record))
     assert line["request_id"] == "req-7" and line["message"] == "store down" and line["level"] == "WARNING"
+
+
+def test_every_error_is_the_json_envelope_and_a_store_failure_leaks_nothing(client: TestClient) -> None:
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    missing = client.get("/v1/nothing-here", headers=AUTH)
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+    wrong = client.delete("/v1/corrections", headers=AUTH)
+    assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    client.app.state.services.runtime.vectors.drop_collection(CORRECTIONS_COLLECTION)  # type: ignore[attr-defined]
+    fix = {"user_id": "dave", "transcript_id": "d-1", "segment_id": "1", "start_char": 0, "end_char": 6,
+           "original": "Cytova", "final": "Cytiva", "segment_text": "Cytova grew"}  # fmt: skip
+    r = client.post("/v1/corrections", json=fix, headers={**AUTH, "X-Request-ID": "leak-check"})
+    body = r.json()["error"]
+    assert r.status_code == 503 and r.headers["X-Request-ID"] == "leak-check"
+    assert CORRECTIONS_COLLECTION not in body["message"] and "Qdrant" not in body["message"]
+    assert "SELECT" not in body["message"] and "X-Request-ID" in body["message"]

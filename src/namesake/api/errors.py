@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from namesake.errors import (
     ConflictError,
@@ -31,6 +32,11 @@ STATUS: list[tuple[type[NamesakeError], int]] = [
 ]
 
 
+# What a client is told when a store fails: the request id in the response header finds the details.
+PUBLIC_MESSAGES = {503: "a store is unavailable; retry later (the X-Request-ID header locates the details in the log)"}
+HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 400: "BAD_REQUEST", 413: "TOO_LARGE"}
+
+
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, object]:
     """The JSON every error answers with."""
     return {"error": {"code": code, "message": message, "field": field}}
@@ -48,8 +54,15 @@ def install(app: FastAPI) -> None:
     async def _namesake(_: Request, exc: NamesakeError) -> JSONResponse:
         status = status_of(exc)
         if status >= 500:
+            # the details (SQL, parameters, hosts) go to the log under the request id, never to the client
             log.error("request failed: %s", exc.message)
+            return JSONResponse(error_body(exc.code, PUBLIC_MESSAGES.get(status, "internal error"), None), status)
         return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
+        return JSONResponse(error_body(code, str(exc.detail), None), exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
