@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.errors import ConflictError, InvalidInputError, NotFoundError
 from namesake.models import Suggestion, Transcript, User
-from namesake.reliability.inputs import Identifier
+from namesake.reliability.inputs import MAX_OFFSET, Identifier
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate
 
@@ -74,8 +74,8 @@ class ManualFix:
     user_id: Identifier
     transcript_id: Identifier
     segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    start_char: Annotated[int, Field(ge=0)]
-    end_char: Annotated[int, Field(gt=0)]
+    start_char: Annotated[int, Field(ge=0, le=MAX_OFFSET)]
+    end_char: Annotated[int, Field(gt=0, le=MAX_OFFSET)]
     original: Annotated[str, StringConstraints(min_length=1)]
     final: Annotated[str, StringConstraints(min_length=1)]
     entity_type: str = "KEYWORD"

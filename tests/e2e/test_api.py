@@ -253,3 +253,24 @@ def test_every_error_is_the_json_envelope_and_a_store_failure_leaks_nothing(clie
     assert r.status_code == 503 and r.headers["X-Request-ID"] == "leak-check"
     assert CORRECTIONS_COLLECTION not in body["message"] and "Qdrant" not in body["message"]
     assert "SELECT" not in body["message"] and "X-Request-ID" in body["message"]
+
+
+def test_bad_bytes_and_oversized_bodies_are_refused_before_anything_is_written(client: TestClient) -> None:
+    nul = {"transcript_id": "nul-1", "user_id": "erin", "segments": [{"id": "1", "text": "Reiner\u0000 spoke"}]}
+    r = client.post("/v1/reliability/analyze", json=nul, headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "segments[0].text"
+    fix = {"user_id": "erin", "transcript_id": "e-1", "segment_id": "1", "start_char": 0, "end_char": 3_000_000_000,
+           "original": "abc", "final": "Abc"}  # fmt: skip
+    r = client.post("/v1/corrections", json=fix, headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "end_char"
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"transcript_id": "big", "segments": [{"id": "1", "text": "'
+        for _ in range(64):
+            yield b"x" * (1 << 20)
+        yield b'"}]}'
+
+    r = client.post("/v1/reliability/analyze", content=chunks(), headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 413 and r.json()["error"]["code"] == "TOO_LARGE"
+    assert client.get("/v1/users/erin/corrections", headers=AUTH).json() == []
+    assert client.get("/v1/transcripts/nul-1/suggestions", headers=AUTH).json() == []

@@ -160,3 +160,13 @@ def test_db_commands_say_where_the_schema_is_and_refuse_what_cannot_be_done(env:
     assert "Traceback" not in unknown.output
     back = CliRunner().invoke(app, ["db", "upgrade", revisions()[0]])
     assert back.exit_code == 2 and "cannot go back" in back.output
+
+
+def test_a_nul_character_in_a_file_is_exit_2_naming_file_line_and_field(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "nul.jsonl"
+    bad = dict(TRANSCRIPT, transcript_id="cli-nul", segments=[{"id": "1", "text": "Rei\u0000ner"}])
+    path.write_text(json.dumps(TRANSCRIPT) + "\n" + json.dumps(bad) + "\n")
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:2: segments[0].text: a NUL character is not accepted" in result.output
+    assert not [line for line in result.stdout.splitlines() if line.startswith("{")]  # nothing analysed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -19,12 +20,21 @@ from namesake.api.routes import health, jobs, suggestions, transcripts, users
 from namesake.jobs.scheduler import start_scheduler
 from namesake.logs import request_id
 from namesake.metrics import Metrics
+from namesake.reliability.inputs import find_nul
 from namesake.runtime import Runtime, open_runtime
 from namesake.services import build_services
 from namesake.settings import Settings, get_settings, jobs_run_here
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128
+
+
+def _nul_field(raw: bytes) -> str | None:
+    """Where a JSON body holds a NUL character (PostgreSQL text cannot), or None if it does not parse."""
+    try:
+        return find_nul(json.loads(raw))
+    except ValueError:
+        return None  # not JSON: the route's own parsing answers
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -68,11 +78,28 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         return response
 
     async def _limited(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        too_large = JSONResponse(
+            errors.error_body("TOO_LARGE", f"request body over {max_body} bytes", "body"), status_code=413
+        )
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > max_body:
-            return JSONResponse(
-                errors.error_body("TOO_LARGE", f"request body over {max_body} bytes", "body"), status_code=413
-            )
+            return too_large
+        if request.method in ("POST", "PUT", "PATCH"):
+            # the limit holds for what is read, chunked bodies included: counted as it streams in
+            body, size = [], 0
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > max_body:
+                    return too_large
+                body.append(chunk)
+            raw = b"".join(body)
+            request._body = raw  # the routes read the body already received
+            if b"\\u0000" in raw.lower():
+                nul = _nul_field(raw)
+                if nul is not None:
+                    return JSONResponse(
+                        errors.error_body("INVALID_INPUT", f"{nul}: a NUL character is not accepted", nul), 422
+                    )
         t0 = time.perf_counter()
         response = await call_next(request)
         route = getattr(request.scope.get("route"), "path", "unmatched")

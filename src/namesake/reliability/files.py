@@ -12,7 +12,7 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from namesake.errors import InvalidInputError, NamesakeError
-from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits
+from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, find_nul
 from namesake.settings import Settings
 
 
@@ -28,6 +28,9 @@ def parse_transcript(raw: str, settings: Settings, where: str) -> CheckedTranscr
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
+    nul = find_nul(data)
+    if nul is not None:
+        raise InvalidInputError(f"{where}: {nul}: a NUL character is not accepted", field=nul)
     try:
         transcript = TranscriptIn.model_validate(data)
     except ValidationError as exc:

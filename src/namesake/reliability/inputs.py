@@ -12,6 +12,10 @@ from namesake.reliability.canonical import validate_entities
 from namesake.reliability.types import Segment, Word
 from namesake.settings import Settings
 
+# PostgreSQL's text and JSONB cannot hold U+0000; an offset beyond this does not fit its integer.
+NUL = "\x00"
+MAX_OFFSET = 2**31 - 1
+
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")]
 
 
@@ -21,8 +25,8 @@ class WordIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     text: str
     confidence: float = Field(ge=0.0, le=1.0)
-    start_char: int | None = Field(default=None, ge=0)
-    end_char: int | None = Field(default=None, ge=0)
+    start_char: int | None = Field(default=None, ge=0, le=MAX_OFFSET)
+    end_char: int | None = Field(default=None, ge=0, le=MAX_OFFSET)
 
 
 class SegmentIn(BaseModel):
@@ -57,6 +61,26 @@ class CheckedTranscript:
 
     transcript: TranscriptIn
     entities: dict[str, list[str]] | None
+
+
+def find_nul(value: object, path: str = "") -> str | None:
+    """The path of the first string (key or value) holding a NUL character, or None: refused at the boundary."""
+    if isinstance(value, str):
+        return (path or "(root)") if NUL in value else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            here = f"{path}.{k}" if path else str(k)
+            if NUL in str(k):
+                return here
+            found = find_nul(v, here)
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = find_nul(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def check_limits(t: TranscriptIn, settings: Settings) -> CheckedTranscript:
