@@ -214,3 +214,19 @@ def test_an_embedded_store_held_by_another_process_says_so_at_once(tmp_path: Pat
     finally:
         other.kill()
         other.wait()
+
+
+def test_the_embedded_store_keeps_a_bounded_number_of_collections_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import namesake.vectors.edge as edge
+
+    monkeypatch.setattr(edge, "MAX_OPEN_SHARDS", 3)
+    store = EdgeVectorStore(tmp_path / "qdrant")
+    for i in range(8):  # a server that has seen many transcripts
+        store.ensure_collection(f"t{i}", DIM)
+        store.upsert(f"t{i}", _points(2, t=i))
+    assert store.open_collections() == 3
+    assert [store.count(f"t{i}") for i in range(8)] == [2] * 8  # closed ones reopen on demand, data intact
+    assert store.open_collections() == 3
+    store.close()

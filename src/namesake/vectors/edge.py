@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 import qdrant_edge as qe
 
 from namesake.errors import CollectionNotFoundError, DimensionMismatchError, StoreInUseError, VectorStoreError
+from namesake.settings import CORRECTIONS_COLLECTION
 from namesake.vectors.base import (
     Filter,
     IndexKind,
@@ -74,13 +76,21 @@ def _edge_id(point_id: PointId) -> Any:
     return normalise_id(point_id)
 
 
+# Shards one process keeps open: a server that has seen thousands of transcripts must not hold them all
+# (each open shard keeps its segments and WAL in memory); the least recently used idle ones are closed.
+MAX_OPEN_SHARDS = 64
+# Never closed for being idle: read on every analysis.
+KEEP_OPEN = frozenset({CORRECTIONS_COLLECTION})
+
+
 class EdgeVectorStore:
     """VectorStore on qdrant-edge-py; one process owns the root folder (Edge locks it)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
-        self._shards: dict[str, qe.EdgeShard] = {}
+        self._shards: OrderedDict[str, qe.EdgeShard] = OrderedDict()  # least recently used first
+        self._in_use: Counter[str] = Counter()
         self._lock = threading.RLock()
 
     # --- collections ------------------------------------------------------------------
@@ -98,18 +108,42 @@ class EdgeVectorStore:
         with self._lock:
             shard = self._shards.get(name)
             if shard is not None:
+                self._shards.move_to_end(name)
                 return shard
             if self._meta(name) is None:
                 raise CollectionNotFoundError(f"collection {name!r} does not exist")
             with _translate(f"load {name}"):
                 shard = qe.EdgeShard.load(str(self._dir(name) / "shard"))
             self._shards[name] = shard
+            self._close_idle()
             return shard
 
+    def _close_idle(self) -> None:
+        """Keep at most MAX_OPEN_SHARDS open: close the least recently used ones no call is using."""
+        for name in list(self._shards):
+            if len(self._shards) <= MAX_OPEN_SHARDS:
+                return
+            if self._in_use[name] or name in KEEP_OPEN:
+                continue
+            shard = self._shards.pop(name)
+            with _translate(f"close {name}"):
+                shard.flush()
+                shard.close()
+
+    def open_collections(self) -> int:
+        """How many shards this process holds open (bounded by MAX_OPEN_SHARDS)."""
+        return len(self._shards)
+
     def _run(self, name: str, what: str, fn: Callable[[qe.EdgeShard], T]) -> T:
-        shard = self._shard(name)
-        with _translate(f"{what} on {name}"):
-            return fn(shard)
+        with self._lock:
+            shard = self._shard(name)
+            self._in_use[name] += 1
+        try:
+            with _translate(f"{what} on {name}"):
+                return fn(shard)
+        finally:
+            with self._lock:
+                self._in_use[name] -= 1
 
     def collection_exists(self, name: str) -> bool:
         """Whether the collection's folder and metadata exist."""
@@ -136,6 +170,7 @@ class EdgeVectorStore:
             with _translate(f"create {name}"):
                 self._shards[name] = qe.EdgeShard.create(str(folder / "shard"), config)
             (folder / META_FILE).write_text(json.dumps({"dim": dim, "distance": "cosine"}))
+            self._close_idle()
             return True
 
     def drop_collection(self, name: str) -> bool:
