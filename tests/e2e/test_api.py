@@ -274,3 +274,23 @@ def test_bad_bytes_and_oversized_bodies_are_refused_before_anything_is_written(c
     assert r.status_code == 413 and r.json()["error"]["code"] == "TOO_LARGE"
     assert client.get("/v1/users/erin/corrections", headers=AUTH).json() == []
     assert client.get("/v1/transcripts/nul-1/suggestions", headers=AUTH).json() == []
+
+
+def test_with_postgresql_down_every_route_answers_the_json_503(
+    settings: Settings, db: Database, embedder: Embedder
+) -> None:
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import sessionmaker
+
+    s = settings.model_copy(update={"namesake_api_keys": [KEY]})
+    store = EdgeVectorStore(s.qdrant_store_dir)
+    with TestClient(create_app(s, Runtime(s, db, store, embedder, None))) as c:
+        dead = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", pool_pre_ping=False)
+        c.app.state.services.runtime.db.sessions = sessionmaker(dead)  # type: ignore[attr-defined]
+        for method, path in (("get", "/v1/users/alice/corrections"), ("get", "/v1/transcripts/t/suggestions"),
+                             ("delete", "/v1/users/alice")):  # fmt: skip
+            r = c.request(method, path, headers=AUTH)
+            assert r.status_code == 503 and r.headers["content-type"] == "application/json", (path, r.text)
+            assert r.json()["error"]["code"] == "STORE_UNAVAILABLE" and "127.0.0.1:1" not in r.text
+        c.app.state.services.runtime.db.sessions = db.sessions  # type: ignore[attr-defined]
+    store.close()
