@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
-from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError, NamesakeError
 from namesake.transcripts import ManualFix, TranscriptStore
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
@@ -89,18 +89,25 @@ class ReviewService:
         self._check_final(fix.final)
         # ownership first: nothing is remembered for a transcript not theirs
         self.transcripts.register(fix.transcript_id, fix.user_id)
-        result = self.writer.record(
-            CorrectionInput(
-                user_id=fix.user_id,
-                entity_type=fix.entity_type,
-                original=fix.original,
-                final=fix.final,
-                action="manual",
-                transcript_id=fix.transcript_id,
-                segment_text=fix.segment_text,
-                start_char=fix.start_char,
-                end_char=fix.end_char,
+        # the row first: its id makes a retried or doubled request a replay of the memory write, not a second count
+        row, created = self.transcripts.save_manual(fix)
+        try:
+            result = self.writer.record(
+                CorrectionInput(
+                    user_id=fix.user_id,
+                    entity_type=fix.entity_type,
+                    original=fix.original,
+                    final=fix.final,
+                    action="manual",
+                    source_suggestion_id=row["id"],
+                    transcript_id=fix.transcript_id,
+                    segment_text=fix.segment_text,
+                    start_char=fix.start_char,
+                    end_char=fix.end_char,
+                )
             )
-        )
-        row = self.transcripts.save_manual(fix)
+        except NamesakeError:
+            if created:
+                self.transcripts.forget_manual(row["id"])
+            raise
         return ReviewResult(row, result.outcome.value)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
-from sqlalchemy import func, or_, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -220,28 +220,38 @@ class TranscriptStore:
                 raise
             raise ConflictError("another suggestion of this span already has that final", field="final") from exc
 
-    def save_manual(self, span: ManualFix) -> dict[str, Any]:
-        """The manual fix as a validated suggestion of its span (a repeat validates the same row)."""
+    def save_manual(self, span: ManualFix) -> tuple[dict[str, Any], bool]:
+        """The manual fix as a validated suggestion of its span, and whether this call created it.
+
+        A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes
+        the memory write that follows a replay rather than a second count.
+        """
+        new = insert(Suggestion).values(
+            id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
+            start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
+            entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status="validated",
+            source="manual", decided_at=func.now(),
+        ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
         with self.db.session() as s:
-            row = s.scalar(
-                select(Suggestion).where(
+            created = s.execute(new.returning(Suggestion.id)).scalar() is not None
+            row = s.scalars(
+                select(Suggestion)
+                .where(
                     Suggestion.transcript_id == span.transcript_id,
                     Suggestion.segment_id == span.segment_id,
                     Suggestion.start_char == span.start_char,
                     Suggestion.end_char == span.end_char,
                     Suggestion.final == span.final,
                 )
-            )
-            if row is None:
-                row = Suggestion(
-                    transcript_id=span.transcript_id, segment_id=span.segment_id, start_char=span.start_char,
-                    end_char=span.end_char, original=span.original, final=span.final, entity_type=span.entity_type,
-                    confidence=1.0, signals={"manual": 1.0}, status="validated", source="manual",
-                    decided_at=func.now(),
-                )  # fmt: skip
-                s.add(row)
-            else:
+                .with_for_update()
+            ).one()
+            if not created:
                 row.status, row.decided_at = "validated", func.now()
-            s.flush()
-            s.refresh(row)
-            return suggestion_json(row)
+                s.flush()
+                s.refresh(row)
+            return suggestion_json(row), created
+
+    def forget_manual(self, suggestion_id: str) -> None:
+        """Undo a manual fix's row when its memory write failed: a request that answers an error leaves nothing."""
+        with self.db.session() as s:
+            s.execute(delete(Suggestion).where(Suggestion.id == uuid.UUID(suggestion_id)))

@@ -286,11 +286,30 @@ def test_with_postgresql_down_every_route_answers_the_json_503(
     store = EdgeVectorStore(s.qdrant_store_dir)
     with TestClient(create_app(s, Runtime(s, db, store, embedder, None))) as c:
         dead = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", pool_pre_ping=False)
-        c.app.state.services.runtime.db.sessions = sessionmaker(dead)  # type: ignore[attr-defined]
-        for method, path in (("get", "/v1/users/alice/corrections"), ("get", "/v1/transcripts/t/suggestions"),
-                             ("delete", "/v1/users/alice")):  # fmt: skip
-            r = c.request(method, path, headers=AUTH)
-            assert r.status_code == 503 and r.headers["content-type"] == "application/json", (path, r.text)
-            assert r.json()["error"]["code"] == "STORE_UNAVAILABLE" and "127.0.0.1:1" not in r.text
-        c.app.state.services.runtime.db.sessions = db.sessions  # type: ignore[attr-defined]
+        alive = db.sessions
+        db.sessions = sessionmaker(dead)  # the runtime's database, as the routes reach it
+        try:
+            for method, path in (("get", "/v1/users/alice/corrections"), ("get", "/v1/transcripts/t/suggestions"),
+                                 ("delete", "/v1/users/alice")):  # fmt: skip
+                r = c.request(method, path, headers=AUTH)
+                assert r.status_code == 503 and r.headers["content-type"] == "application/json", (path, r.text)
+                assert r.json()["error"]["code"] == "STORE_UNAVAILABLE" and "127.0.0.1:1" not in r.text
+        finally:
+            db.sessions = alive
     store.close()
+
+
+def test_a_manual_fix_sent_twice_counts_once_and_a_failed_one_leaves_nothing(client: TestClient) -> None:
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    fix = {"user_id": "fred", "transcript_id": "f-1", "segment_id": "1", "start_char": 0, "end_char": 6,
+           "original": "Cytova", "final": "Cytiva", "segment_text": "Cytova grew"}  # fmt: skip
+    first = client.post("/v1/corrections", json=fix, headers=AUTH)
+    again = client.post("/v1/corrections", json=fix, headers=AUTH)  # a client retrying after a timeout
+    assert first.status_code == again.status_code == 201 and again.json()["memory"] == "replay"
+    assert first.json()["suggestion"]["id"] == again.json()["suggestion"]["id"]
+    assert [c["frequency"] for c in client.get("/v1/users/fred/corrections", headers=AUTH).json()] == [1]
+    client.app.state.services.runtime.vectors.drop_collection(CORRECTIONS_COLLECTION)  # type: ignore[attr-defined]
+    other = {**fix, "transcript_id": "f-2"}
+    assert client.post("/v1/corrections", json=other, headers=AUTH).status_code == 503
+    assert client.get("/v1/transcripts/f-2/suggestions", headers=AUTH).json() == []  # no row left behind
