@@ -22,6 +22,8 @@ from namesake.progress import progress
 from namesake.settings import Settings, describe_invalid, get_settings
 
 if TYPE_CHECKING:
+    from namesake.reliability.inputs import TranscriptIn
+    from namesake.reliability.service import AnalysisResult
     from namesake.services import Services
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
@@ -150,8 +152,16 @@ def analyze(
             f"{PARALLEL_FROM} transcripts or more, else 1. Storage stays in this process; output order is kept.",
         ),
     ] = 0,
+    apply: Annotated[
+        bool,
+        typer.Option(
+            "--apply",
+            help="Print the input transcripts with their auto-applied suggestions written into the segment "
+            "texts (the input's JSON shape, one per line), instead of the suggestions.",
+        ),
+    ] = False,
 ) -> None:
-    """Analyse transcripts and print their suggestions (the benchmark's predictions format)."""
+    """Analyse transcripts and print their suggestions (the benchmark's predictions format), or --apply them."""
     from namesake.reliability.files import read_transcripts
 
     settings = _settings()
@@ -165,8 +175,12 @@ def analyze(
         if workers == 0:
             workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
         try:
-            for result in services.reliability.analyze_many(transcripts, user_id=user, workers=workers):
-                if fmt is OutputFormat.jsonl:
+            results = services.reliability.analyze_many(transcripts, user_id=user, workers=workers)
+            for given, result in zip(transcripts, results, strict=True):
+                if apply:
+                    sys.stdout.write(json.dumps(_applied(given.transcript, result), ensure_ascii=False) + "\n")
+                    sys.stdout.flush()
+                elif fmt is OutputFormat.jsonl:
                     sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
                     sys.stdout.flush()
                 else:
@@ -174,6 +188,15 @@ def analyze(
                 bar.advance()
         except NamesakeError as exc:
             raise _fail(exc) from exc
+
+
+def _applied(transcript: TranscriptIn, result: AnalysisResult) -> dict[str, Any]:
+    """The transcript as it was given, its segment texts corrected: ready for the next step of a pipeline."""
+    texts = {s["id"]: s["text"] for s in result.corrected_segments}
+    body = transcript.model_dump(mode="json", exclude_none=True)
+    for seg in body["segments"]:
+        seg["text"] = texts.get(seg["id"], seg["text"])
+    return body
 
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str, Any]]) -> Table:

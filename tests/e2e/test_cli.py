@@ -170,3 +170,30 @@ def test_a_nul_character_in_a_file_is_exit_2_naming_file_line_and_field(env: dic
     assert result.exit_code == 2
     assert f"{path}:2: segments[0].text: a NUL character is not accepted" in result.output
     assert not [line for line in result.stdout.splitlines() if line.startswith("{")]  # nothing analysed
+
+
+def test_apply_writes_the_bundled_samples_as_a_reader_would_correct_them(env: dict[str, str], tmp_path: Path) -> None:
+    from importlib import resources
+
+    for name in ("meeting_en.json", "meeting_fr.json"):
+        raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")
+        path = tmp_path / name
+        path.write_text(raw)
+        plain = CliRunner().invoke(app, ["analyze", str(path)])
+        applied = CliRunner().invoke(app, ["analyze", str(path), "--apply"])
+        assert plain.exit_code == applied.exit_code == 0, applied.output
+        prediction = json.loads(plain.stdout.splitlines()[0])
+        given = json.loads(raw)
+        by_hand = {}
+        for seg in given["segments"]:
+            text = seg["text"]
+            mine = [s for s in prediction["suggestions"] if s["segment_id"] == seg["id"]]
+            autos = [s for s in mine if s["status"] == "auto_applied"]
+            for s in sorted(autos, key=lambda s: -s["start_char"]):
+                text = text[: s["start_char"]] + s["final"] + text[s["end_char"] :]
+            by_hand[seg["id"]] = text
+        out = json.loads(applied.stdout.splitlines()[0])
+        assert out["transcript_id"] == given["transcript_id"]
+        assert {s["id"]: s["text"] for s in out["segments"]} == by_hand
+        assert {s["id"]: s["text"] for s in prediction["corrected_segments"]} == by_hand
+        assert any(by_hand[s["id"]] != s["text"] for s in given["segments"])  # something was corrected

@@ -71,6 +71,13 @@ class ReviewOut(BaseModel):
     memory: str | None
 
 
+class CorrectedSegment(BaseModel):
+    """A segment as a reader gets it once the auto-applied suggestions are applied."""
+
+    id: str
+    text: str
+
+
 class AnalysisOut(BaseModel):
     """Same shape as a line of `namesake analyze`."""
 
@@ -78,4 +85,7 @@ class AnalysisOut(BaseModel):
     mode: str
     seconds: float
     suggestions: list[SuggestionOut]
+    corrected_segments: list[CorrectedSegment] = Field(
+        description="every segment with its auto-applied suggestions written in (suggestion offsets are the input's)"
+    )
     stats: dict[str, Any]

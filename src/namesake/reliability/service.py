@@ -8,12 +8,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities
 from namesake.corrections_memory.service import active_corrections
 from namesake.errors import WorkerError
+from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages
@@ -45,6 +46,7 @@ class AnalysisResult:
     seconds: float
     suggestions: list[dict[str, Any]]
     stats: dict[str, Any]
+    corrected_segments: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         """The output line of `namesake analyze` and the body of POST /v1/reliability/analyze."""
@@ -53,6 +55,7 @@ class AnalysisResult:
             "mode": self.mode,
             "seconds": round(self.seconds, 4),
             "suggestions": self.suggestions,
+            "corrected_segments": self.corrected_segments,
             "stats": self.stats,
         }
 
@@ -120,7 +123,8 @@ class ReliabilityService:
         stats_json = stats.as_dict()
         stats_json["malformed_canonical_payloads"] = prepared.inputs.dictionary.malformed
         seconds = io_seconds + sum(v for k, v in stats.stage_seconds.items() if k != "fetch")
-        return AnalysisResult(prepared.transcript_id, stats.mode, seconds, out, stats_json)
+        corrected = corrected_segments(prepared.inputs.segments, out)
+        return AnalysisResult(prepared.transcript_id, stats.mode, seconds, out, stats_json, corrected)
 
     def analyze(self, transcript: TranscriptIn | CheckedTranscript, *, user_id: str | None = None) -> AnalysisResult:
         """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""
