@@ -20,6 +20,7 @@ from namesake import __version__
 from namesake.errors import InvalidInputError, NamesakeError
 from namesake.progress import progress
 from namesake.settings import Settings, describe_invalid, get_settings
+from namesake.vocabulary import VocabularyFormat
 
 if TYPE_CHECKING:
     from namesake.reliability.inputs import TranscriptIn
@@ -50,6 +51,8 @@ def _root(
 app.add_typer(db_app, name="db")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(users_app, name="users")
+vocab_app = typer.Typer(help="A user's learned vocabulary, for ASR engines.", no_args_is_help=True)
+app.add_typer(vocab_app, name="vocab")
 err = Console(stderr=True)
 out = Console()
 
@@ -315,6 +318,26 @@ def users_erase(
         out.print_json(data=receipt.as_json())
     if any(receipt.remaining.values()):
         raise typer.Exit(1)
+
+
+@vocab_app.command("export")
+def vocab_export(
+    user: Annotated[str, typer.Option("--user", help="The user whose corrections and vocabulary are exported.")],
+    fmt: Annotated[
+        VocabularyFormat, typer.Option("--format", help="json, or the request shape of an ASR engine.")
+    ] = VocabularyFormat.json,
+    transcript: Annotated[
+        str | None, typer.Option("--transcript", help="Add this transcript's canonical list.")
+    ] = None,
+) -> None:
+    """Print what USER taught as an engine takes it (keyterm / custom_spelling / additional_vocab / prompt)."""
+    settings = _settings()
+    with _open_services(settings) as services:
+        try:
+            body = services.vocabulary(user, fmt.value, transcript)
+        except NamesakeError as exc:
+            raise _fail(exc) from exc
+    sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")
 
 
 SAMPLES = ("meeting_en.json", "meeting_fr.json")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from namesake.canonical_index import promoted_vocabulary
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.cleanup import ErasureReceipt
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
+from namesake.corrections_memory.service import active_corrections
 from namesake.corrections_memory.writer import CorrectionMemoryWriter
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
@@ -16,6 +19,7 @@ from namesake.reliability.service import ReliabilityService
 from namesake.review import ReviewService
 from namesake.runtime import Runtime
 from namesake.transcripts import TranscriptStore
+from namesake.vocabulary import build_terms, export
 
 
 @dataclass
@@ -42,6 +46,15 @@ class Services:
     def erase_user(self, user_id: str, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
         """GDPR erasure of one user, with its receipt."""
         return tasks.erase_user(self.runtime, user_id, progress=progress)
+
+    def vocabulary(self, user_id: str, fmt: str, transcript_id: str | None = None) -> dict[str, Any]:
+        """What the user taught (and, with a transcript, its canonical list) in an ASR engine's request shape."""
+        db = self.runtime.db
+        corrections = [(c.original, c.final, c.entity_type, c.frequency) for c in active_corrections(db, user_id)]
+        canonical = None
+        if transcript_id is not None:
+            canonical = self.reliability.enricher.fetch_canonical_entities(transcript_id, user_id).lists
+        return export(build_terms(corrections, promoted_vocabulary(db, user_id), canonical), fmt, user_id)
 
 
 def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services:

@@ -313,3 +313,24 @@ def test_a_manual_fix_sent_twice_counts_once_and_a_failed_one_leaves_nothing(cli
     other = {**fix, "transcript_id": "f-2"}
     assert client.post("/v1/corrections", json=other, headers=AUTH).status_code == 503
     assert client.get("/v1/transcripts/f-2/suggestions", headers=AUTH).json() == []  # no row left behind
+
+
+def test_what_a_reviewer_taught_is_exported_in_every_engines_shape(client: TestClient) -> None:
+    first = _by_original(_analyze(client, "vocab-1"))
+    post = lambda path, body: client.post(path, json=body, headers=AUTH)  # noqa: E731
+    assert post(f"/v1/suggestions/{first['Reiner']['id']}/accept", {"transcript_id": "vocab-1"}).status_code == 200
+    manual = {"user_id": "alice", "transcript_id": "vocab-1", "segment_id": "2", "start_char": 0, "end_char": 7,
+              "original": "Zorblax", "final": "Zorblax Inc", "entity_type": "ORG", "segment_text": TEXT[2]}  # fmt: skip
+    assert post("/v1/corrections", manual).status_code == 201
+    get = lambda fmt: client.get(f"/v1/users/alice/vocabulary?format={fmt}", headers=AUTH)  # noqa: E731
+    assert "Rainer" in get("deepgram").json()["keyterm"] and "Zorblax:Zorblax Inc" in get("deepgram").json()["replace"]
+    assert {"from": ["Zorblax"], "to": "Zorblax Inc"} in get("assemblyai").json()["custom_spelling"]
+    assert {"content": "Rainer", "sounds_like": ["Reiner"]} in get("speechmatics").json()["additional_vocab"]
+    assert get("gladia").json()["custom_spelling_config"]["spelling_dictionary"]["Rainer"] == ["Reiner"]
+    assert "Zorblax Inc" in get("whisper").json()["prompt"]
+    terms = {t["term"]: t for t in get("json").json()["terms"]}
+    assert terms["Rainer"]["spellings"] == ["Reiner"] and terms["Zorblax Inc"]["sources"] == ["correction"]
+    with_list = client.get("/v1/users/alice/vocabulary?format=json&transcript_id=vocab-1", headers=AUTH).json()
+    assert "Cytiva" in {t["term"] for t in with_list["terms"]}  # the transcript's canonical list added
+    bad = get("siri")
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "format"

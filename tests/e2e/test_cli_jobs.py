@@ -37,6 +37,12 @@ def test_promote_reconcile_and_erase_from_the_cli(env: None, tmp_path: Path, db:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["job"] == "promotion" and summary["run_id"] > 0 and summary["counts"]["promoted"] == 0
+    exported = CliRunner().invoke(app, ["vocab", "export", "--user", "carol", "--format", "deepgram",
+                                        "--transcript", "cli-jobs"])  # fmt: skip
+    assert exported.exit_code == 0, exported.output
+    assert json.loads(exported.stdout)["keyterm"] == ["Rainer"]  # the transcript's list; carol taught nothing yet
+    bad = CliRunner().invoke(app, ["vocab", "export", "--user", "carol", "--format", "siri"])
+    assert bad.exit_code == 2
     result = CliRunner().invoke(app, ["users", "erase", "carol"])
     assert result.exit_code == 0, result.output
     receipt = json.loads(result.stdout)
