@@ -11,12 +11,14 @@ from namesake.embeddings import Embedder
 from namesake.models import CanonicalVocabulary
 from namesake.reliability.canonical import TYPE_LISTS, aggregate_payloads, chunk_payloads, chunk_point_id
 from namesake.reliability.types import CanonicalDictionary
-from namesake.settings import SHARED_CANONICAL_COLLECTION, Settings
+from namesake.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION, Settings
 from namesake.vectors.base import Filter, Match, PointId, VectorPoint, VectorStore
 
 SCROLL_PAGE = 256
 
 
+# Collections of namesake itself: never a transcript's, whatever its id.
+SYSTEM_COLLECTIONS = frozenset({CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION})
 # Every per-transcript collection name starts with this: no transcript id can name a system collection.
 TRANSCRIPT_PREFIX = "transcript--"
 
@@ -30,6 +32,17 @@ def collection_for(transcript_id: str, settings: Settings) -> str:
     if settings.canonical_layout == "shared":
         return SHARED_CANONICAL_COLLECTION
     return TRANSCRIPT_PREFIX + transcript_id
+
+
+def legacy_collection(transcript_id: str, settings: Settings) -> str | None:
+    """Where a transcript's entities lived before the prefix (its bare id), unless that is a system name.
+
+    Read when the prefixed collection does not exist yet, and dropped with the transcript: deployments
+    indexed before the prefix keep working without re-sending their lists.
+    """
+    if settings.canonical_layout == "shared" or transcript_id in SYSTEM_COLLECTIONS:
+        return None
+    return transcript_id
 
 
 def is_shared(name: str) -> bool:
@@ -80,6 +93,9 @@ class ReliabilityRagEnricher:
     def fetch_canonical_entities(self, transcript_id: str, user_id: str | None = None) -> CanonicalDictionary:
         """Scroll every chunk of the transcript, aggregate, then merge the promoted vocabulary."""
         name = collection_for(transcript_id, self.settings)
+        legacy = legacy_collection(transcript_id, self.settings)
+        if not self.store.collection_exists(name) and legacy is not None and self.store.collection_exists(legacy):
+            name = legacy
         payloads: list[Any] = []
         if self.store.collection_exists(name):
             flt = Filter(must=(Match("transcript_id", transcript_id),)) if is_shared(name) else None

@@ -147,3 +147,19 @@ def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
     assert service.index_entities("chapter", {"keywords": words}) == 30
     d = service.enricher.fetch_canonical_entities("chapter")
     assert d.lists["keywords"] == words  # every entry the spotter may match, in list order
+
+
+def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: Runtime) -> None:
+    from namesake.jobs import tasks
+    from namesake.reliability.canonical import chunk_point_id
+
+    store, dim = runtime.vectors, runtime.embedder.dim
+    store.ensure_collection("legacy-t", dim)  # how an earlier version named a transcript's collection
+    payload = {**{n: [] for n in ("persons", "places", "acronyms", "keywords")}, "orgs": ["Cytiva"],
+               "transcript_id": "legacy-t", "text": "Cytiva", "chunk": 0}  # fmt: skip
+    store.upsert("legacy-t", [VectorPoint(chunk_point_id("legacy-t", 0), [1.0] + [0.0] * (dim - 1), payload)])
+    service = ReliabilityService(runtime)
+    assert service.enricher.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
+    service.register("legacy-t", "legacy-user")
+    receipt = tasks.erase_user(runtime, "legacy-user")
+    assert receipt.deleted["collections"] == 1 and not store.collection_exists("legacy-t")

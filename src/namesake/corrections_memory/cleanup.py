@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.canonical_index import collection_for, is_shared
+from namesake.canonical_index import collection_for, is_shared, legacy_collection
 from namesake.corrections_memory.promotion import refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
@@ -79,6 +79,9 @@ class CorrectionsMemoryCleanup:
             name = collection_for(tid, self.settings)
             if not is_shared(name):
                 dropped += int(self.store.drop_collection(name))
+                legacy = legacy_collection(tid, self.settings)
+                if legacy is not None:
+                    dropped += int(self.store.drop_collection(legacy))
             elif self.store.collection_exists(name):
                 self.store.delete_by_filter(name, Filter(must=(Match("transcript_id", tid),)))
             if progress is not None:
