@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -21,6 +23,10 @@ SCROLL_PAGE = 256
 SYSTEM_COLLECTIONS = frozenset({CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION})
 # Every per-transcript collection name starts with this: no transcript id can name a system collection.
 TRANSCRIPT_PREFIX = "transcript--"
+# A transcript id a collection name cannot hold as is (a tenant's `~`, or too long) is hashed under this
+# prefix instead: no plain id can produce it, so two transcripts never share a collection.
+HASHED_PREFIX = "transcript_h_"
+_PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,187}$")
 
 
 def collection_for(transcript_id: str, settings: Settings) -> str:
@@ -31,7 +37,9 @@ def collection_for(transcript_id: str, settings: Settings) -> str:
     """
     if settings.canonical_layout == "shared":
         return SHARED_CANONICAL_COLLECTION
-    return TRANSCRIPT_PREFIX + transcript_id
+    if _PLAIN.match(transcript_id):
+        return TRANSCRIPT_PREFIX + transcript_id
+    return HASHED_PREFIX + hashlib.sha256(transcript_id.encode()).hexdigest()
 
 
 def legacy_collection(transcript_id: str, settings: Settings) -> str | None:
@@ -40,7 +48,7 @@ def legacy_collection(transcript_id: str, settings: Settings) -> str | None:
     Read when the prefixed collection does not exist yet, and dropped with the transcript: deployments
     indexed before the prefix keep working without re-sending their lists.
     """
-    if settings.canonical_layout == "shared" or transcript_id in SYSTEM_COLLECTIONS:
+    if settings.canonical_layout == "shared" or transcript_id in SYSTEM_COLLECTIONS or not _PLAIN.match(transcript_id):
         return None
     return transcript_id
 

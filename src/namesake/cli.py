@@ -241,8 +241,6 @@ def _summary(title: str, counts: dict[str, Any]) -> Table:
     return table
 
 
-
-
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object (for scripts).")]
 
 

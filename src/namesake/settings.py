@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from namesake.tenancy import key_scopes
+
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(gt=0)]
 
@@ -25,7 +27,8 @@ def default_data_dir() -> Path:
 class Settings(BaseSettings):
     """Field names are the environment variable names, lower-cased (the seed's names kept)."""
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+    # hide_input: a settings error must never print a key or a password it was given
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False, hide_input_in_errors=True)
 
     # --- deployment ---------------------------------------------------------------------
     namesake_env: Literal["local", "production"] = "local"
@@ -93,6 +96,8 @@ class Settings(BaseSettings):
     reliability_corrections_memory_quarantine_days: Positive = 30
     reliability_corrections_memory_promo_min_freq: Positive = 3
     reliability_corrections_memory_promo_min_users: Positive = 3
+    # None: 2 once a tenant key is configured (a global needs users of two tenants), else 1
+    reliability_corrections_memory_promo_min_tenants: Positive | None = None
     reliability_corrections_memory_promo_batch_size: Positive = 500
     reliability_corrections_memory_promo_run_hour_utc: Annotated[int, Field(ge=0, le=23)] = 3
     reliability_corrections_memory_delete_after_promo: bool = False
@@ -132,6 +137,7 @@ class Settings(BaseSettings):
             raise ValueError("LLM_PROVIDER=openai needs LLM_BASE_URL")
         if self.embedding_backend == "bge-m3" and not self.embedding_model_path:
             raise ValueError("EMBEDDING_BACKEND=bge-m3 needs EMBEDDING_MODEL_PATH (a local folder)")
+        key_scopes(self.namesake_api_keys)  # KEY, KEY:admin or KEY:tenant-NAME; the error never shows a key
         if self.namesake_env == "production":
             if not self.namesake_api_keys:
                 raise ValueError("NAMESAKE_API_KEYS must be set when NAMESAKE_ENV=production")

@@ -20,8 +20,6 @@ from namesake.reliability.inputs import MAX_OFFSET, Identifier
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate
 
-DEFAULT_USER = "default"
-
 
 def suggestion_json(row: Suggestion) -> dict[str, Any]:
     """A persisted suggestion as callers see it."""

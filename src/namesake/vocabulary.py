@@ -25,6 +25,7 @@ class VocabularyFormat(StrEnum):
     gladia = "gladia"
     whisper = "whisper"
 
+
 # Documented limits (vendors' public docs, 2026):
 DEEPGRAM_KEYTERMS, DEEPGRAM_KEYTERM_TOKENS, DEEPGRAM_REPLACE = 100, 500, 200  # Nova-3 keyterm / replace
 ASSEMBLYAI_KEYTERMS, ASSEMBLYAI_MAX_WORDS = 1000, 6  # keyterms_prompt: phrases of at most 6 words

@@ -219,3 +219,19 @@ def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: 
     with memory.db.session() as s:
         statuses = list(s.scalars(select(JobRun.status).where(JobRun.job == "promotion")))
     assert statuses == ["succeeded"] and inside == ["b ran"]  # one run recorded: the guarded call skipped
+
+
+def test_a_global_entry_needs_users_of_two_tenants_once_tenants_exist(memory: Runtime) -> None:
+    tenanted = memory.settings.model_copy(update={"namesake_api_keys": ["root", "k:tenant-acme", "j:tenant-beta"]})
+    rt = Runtime(tenanted, memory.db, memory.vectors, memory.embedder, None)
+    bulk_corrections(rt, [{"user_id": f"acme~{u}", "final": "Shared Corp", "frequency": 5} for u in "abcd"])
+    tasks.promote(rt)  # four users, one tenant: acme's words stay acme's
+    with rt.db.session() as s:
+        assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0
+    bulk_corrections(rt, [{"user_id": "beta~e", "final": "Shared Corp", "frequency": 5}])
+    tasks.promote(rt)
+    with rt.db.session() as s:
+        assert s.scalar(select(CanonicalVocabulary.support_users).where(CanonicalVocabulary.scope == "global")) == 5
+    tasks.erase_user(rt, "beta~e")  # the second tenant leaves: the global goes with it
+    with rt.db.session() as s:
+        assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0

@@ -54,9 +54,7 @@ class LocalModeStore(ServerVectorStore):
 
 @pytest.fixture(params=["edge", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    s: VectorStore = (
-        EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else LocalModeStore()
-    )
+    s: VectorStore = EdgeVectorStore(tmp_path / "qdrant") if request.param == "edge" else LocalModeStore()
     yield s
     s.close()
 

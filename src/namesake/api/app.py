@@ -15,7 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from namesake import __version__
 from namesake.api import errors
-from namesake.api.deps import require_key
+from namesake.api.deps import require_admin, require_key
 from namesake.api.routes import health, jobs, suggestions, transcripts, users
 from namesake.jobs.scheduler import start_scheduler
 from namesake.logs import request_id
@@ -108,11 +108,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         return response
 
     app.include_router(health.router)
-    secured = [Depends(require_key)]
-    for router in (transcripts.router, suggestions.router, users.router, jobs.router):
+    secured, admin = [Depends(require_key)], [Depends(require_admin)]
+    for router in (transcripts.router, suggestions.router, users.router):
         app.include_router(router, dependencies=secured)
+    app.include_router(jobs.router, dependencies=admin)
 
-    @app.get("/metrics", tags=["ops"], dependencies=secured)
+    @app.get("/metrics", tags=["ops"], dependencies=admin)
     def prometheus() -> Response:
         """Prometheus exposition of this process's counters."""
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

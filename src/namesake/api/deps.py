@@ -1,4 +1,4 @@
-"""FastAPI dependencies: the services of this app, and bearer-key auth."""
+"""FastAPI dependencies: the services of this app, and bearer-key auth with the key's tenant scope."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from namesake.errors import ForbiddenError, UnauthorizedError
 from namesake.runtime import Runtime
 from namesake.services import Services
+from namesake.tenancy import Scope, key_scopes
 
 
 def get_services(request: Request) -> Services:
@@ -28,16 +29,29 @@ _bearer = HTTPBearer(auto_error=False)
 
 def require_key(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> None:
-    """401 without a bearer key, 403 with a wrong one; open only when no key is configured (local use)."""
-    keys: list[str] = request.app.state.settings.namesake_api_keys
-    if not keys:
-        return
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise UnauthorizedError("missing bearer key: send Authorization: Bearer <key>", field="Authorization")
-    if not any(hmac.compare_digest(credentials.credentials, k) for k in keys):
-        raise ForbiddenError("this key is not allowed", field="Authorization")
+) -> Scope:
+    """The key's scope: 401 without a bearer key, 403 with a wrong one; admin when no key is configured (local use)."""
+    keys = key_scopes(request.app.state.settings.namesake_api_keys)
+    scope = Scope()
+    if keys:
+        if credentials is None or credentials.scheme.lower() != "bearer":
+            raise UnauthorizedError("missing bearer key: send Authorization: Bearer <key>", field="Authorization")
+        # every key compared, so the time taken does not tell which one nearly matched
+        matches = [s for k, s in keys if hmac.compare_digest(credentials.credentials.encode(), k.encode())]
+        if not matches:
+            raise ForbiddenError("this key is not allowed", field="Authorization")
+        scope = matches[0]
+    request.state.scope = scope  # error messages are written in the client's own ids
+    return scope
+
+
+def require_admin(scope: Annotated[Scope, Depends(require_key)]) -> Scope:
+    """403 for a tenant key: jobs and metrics span every tenant."""
+    if not scope.is_admin:
+        raise ForbiddenError("this route needs an admin key", field="Authorization")
+    return scope
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+ScopeDep = Annotated[Scope, Depends(require_key)]

@@ -19,6 +19,7 @@ from namesake.errors import (
     StoreError,
     UnauthorizedError,
 )
+from namesake.tenancy import Scope
 
 log = logging.getLogger(__name__)
 STATUS: list[tuple[type[NamesakeError], int]] = [
@@ -51,13 +52,14 @@ def install(app: FastAPI) -> None:
     """Register the handlers on the app."""
 
     @app.exception_handler(NamesakeError)
-    async def _namesake(_: Request, exc: NamesakeError) -> JSONResponse:
+    async def _namesake(request: Request, exc: NamesakeError) -> JSONResponse:
         status = status_of(exc)
         if status >= 500:
             # the details (SQL, parameters, hosts) go to the log under the request id, never to the client
             log.error("request failed: %s", exc.message)
             return JSONResponse(error_body(exc.code, PUBLIC_MESSAGES.get(status, "internal error"), None), status)
-        return JSONResponse(error_body(exc.code, exc.message, exc.field), status_code=status)
+        scope: Scope = getattr(request.state, "scope", Scope())
+        return JSONResponse(error_body(exc.code, scope.outward_text(exc.message), exc.field), status_code=status)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 
 from namesake.canonical_index import collection_for, is_shared, legacy_collection
-from namesake.corrections_memory.promotion import refresh_global_vocabulary
+from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
@@ -89,7 +89,9 @@ class CorrectionsMemoryCleanup:
         with self.db.session() as s:
             s.execute(delete(User).where(User.id == user_id))  # everything else cascades
             s.flush()
-            refresh_global_vocabulary(s, self.settings.reliability_corrections_memory_promo_min_users)
+            refresh_global_vocabulary(
+                s, self.settings.reliability_corrections_memory_promo_min_users, min_tenants(self.settings)
+            )
         receipt.deleted = {"qdrant_points": points_before, "rows": rows_before, "collections": dropped}
         remaining_rows = self._row_counts(user_id)
         receipt.remaining = {"qdrant_points": self._points(user_id), "rows": sum(remaining_rows.values())}

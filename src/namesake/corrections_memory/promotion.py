@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.models import CanonicalVocabulary, CorrectionMirror
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.tenancy import key_scopes
 from namesake.vectors.base import VectorStore
 
 log = logging.getLogger(__name__)
@@ -45,15 +46,18 @@ def eligible(*, now: datetime, min_freq: int) -> ColumnElement[bool]:
     )
 
 
-_SUPPORTED = """
+# A stored user id's tenant ('' for the default namespace): namesake.tenancy.tenant_of in SQL.
+_TENANT = "CASE WHEN strpos(user_id, '~') > 0 THEN split_part(user_id, '~', 1) ELSE '' END"
+_SUPPORT = f"count(DISTINCT user_id) >= :min_users AND count(DISTINCT {_TENANT}) >= :min_tenants"
+_SUPPORTED = f"""
     SELECT entity_type, value_norm FROM canonical_vocabulary WHERE scope = 'user'
-    GROUP BY entity_type, value_norm HAVING count(DISTINCT user_id) >= :min_users
+    GROUP BY entity_type, value_norm HAVING {_SUPPORT}
 """
-_UPSERT_GLOBALS = text("""
+_UPSERT_GLOBALS = text(f"""
     INSERT INTO canonical_vocabulary (scope, user_id, entity_type, value, value_norm, support_users, support_frequency)
     SELECT 'global', NULL, entity_type, min(value), value_norm, count(DISTINCT user_id), sum(support_frequency)
     FROM canonical_vocabulary WHERE scope = 'user'
-    GROUP BY entity_type, value_norm HAVING count(DISTINCT user_id) >= :min_users
+    GROUP BY entity_type, value_norm HAVING {_SUPPORT}
     ON CONFLICT (entity_type, value_norm) WHERE scope = 'global'
     DO UPDATE SET support_users = excluded.support_users, support_frequency = excluded.support_frequency
 """)
@@ -63,15 +67,25 @@ _WITHDRAW_GLOBALS = text(f"""
 """)
 
 
-def refresh_global_vocabulary(s: Session, min_users: int) -> tuple[int, int]:
-    """Global entries = values at least min_users users promoted; recompute support, withdraw the rest.
+def min_tenants(settings: Settings) -> int:
+    """How many tenants a global entry needs: 2 once tenant keys exist (a tenant's words reach no other
+    tenant on its own), 1 without tenants; RELIABILITY_CORRECTIONS_MEMORY_PROMO_MIN_TENANTS overrides."""
+    if settings.reliability_corrections_memory_promo_min_tenants is not None:
+        return settings.reliability_corrections_memory_promo_min_tenants
+    has_tenants = any(not scope.is_admin for _, scope in key_scopes(settings.namesake_api_keys))
+    return 2 if has_tenants else 1
+
+
+def refresh_global_vocabulary(s: Session, min_users: int, tenants: int) -> tuple[int, int]:
+    """Global entries = values at least min_users users of `tenants` tenants promoted; withdraw the rest.
 
     Returns (global entries upserted, global entries withdrawn). Globals carry no user id: an erased user's
     support disappears with their user-scope rows, and the next refresh lowers or withdraws the global.
     Two set-based statements, whatever the vocabulary's size.
     """
-    upserted = cast(CursorResult[Any], s.execute(_UPSERT_GLOBALS, {"min_users": min_users})).rowcount
-    withdrawn = cast(CursorResult[Any], s.execute(_WITHDRAW_GLOBALS, {"min_users": min_users})).rowcount
+    params = {"min_users": min_users, "min_tenants": tenants}
+    upserted = cast(CursorResult[Any], s.execute(_UPSERT_GLOBALS, params)).rowcount
+    withdrawn = cast(CursorResult[Any], s.execute(_WITHDRAW_GLOBALS, params)).rowcount
     return int(upserted or 0), int(withdrawn or 0)
 
 
@@ -124,7 +138,7 @@ class CorrectionsMemoryPromotion:
                 progress(len(page))
         with self.db.session() as s:
             report.global_entries, report.global_withdrawn = refresh_global_vocabulary(
-                s, st.reliability_corrections_memory_promo_min_users
+                s, st.reliability_corrections_memory_promo_min_users, min_tenants(st)
             )
         if report.promoted > st.reliability_corrections_memory_promo_alert_threshold:
             report.alert = True

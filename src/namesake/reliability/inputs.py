@@ -16,7 +16,9 @@ from namesake.settings import Settings
 NUL = "\x00"
 MAX_OFFSET = 2**31 - 1
 
-Identifier = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")]
+# An id as stored: an admin may name a tenant's data as TENANT~id (namesake.tenancy); a tenant key may not.
+ID_PATTERN = r"^(?:[a-z0-9][a-z0-9-]{0,31}~)?[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
+Identifier = Annotated[str, StringConstraints(min_length=1, max_length=233, pattern=ID_PATTERN)]
 
 
 class WordIn(BaseModel):

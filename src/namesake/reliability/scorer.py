@@ -205,7 +205,11 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     ordered = sorted(
         candidates,
         key=lambda c: (
-            -DECISION_RANK[c.decision], not taught(c), -c.confidence, -(c.end_char - c.start_char), c.start_char
+            -DECISION_RANK[c.decision],
+            not taught(c),
+            -c.confidence,
+            -(c.end_char - c.start_char),
+            c.start_char,
         ),
     )
     taken: dict[str, list[tuple[int, int]]] = {}

@@ -20,8 +20,9 @@ from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_l
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages
 from namesake.reliability.types import Candidate
 from namesake.runtime import Runtime
+from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
-from namesake.transcripts import DEFAULT_USER, TranscriptStore
+from namesake.transcripts import TranscriptStore
 
 
 @dataclass

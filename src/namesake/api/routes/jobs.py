@@ -1,4 +1,4 @@
-"""Operators' routes: run a job now (same lock as the scheduler: a run in progress answers 409)."""
+"""Operators' routes (admin keys only): run a job now (same lock as the scheduler: a run in progress answers 409)."""
 
 from __future__ import annotations
 

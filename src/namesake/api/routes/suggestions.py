@@ -1,10 +1,12 @@
-"""The reviewer's decisions on suggestions, and manual corrections."""
+"""The reviewer's decisions on suggestions, and manual corrections (within the key's tenant)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from fastapi import APIRouter
 
-from namesake.api.deps import ServicesDep
+from namesake.api.deps import ScopeDep, ServicesDep
 from namesake.api.schemas import DecisionIn, EditIn, ReviewOut
 from namesake.review import ReviewResult
 from namesake.transcripts import ManualFix
@@ -18,30 +20,40 @@ def _out(services: ServicesDep, result: ReviewResult) -> ReviewOut:
     return ReviewOut.model_validate({"suggestion": result.suggestion, "memory": result.memory})
 
 
+def _decide(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn, action: str) -> ReviewOut:
+    """Another tenant's suggestion is looked up in this tenant's transcript: a 404 like a missing one."""
+    final = body.final if isinstance(body, EditIn) else None
+    transcript_id = scope.inward(body.transcript_id, "transcript_id")
+    return _out(
+        services,
+        services.review.decide(suggestion_id=suggestion_id, transcript_id=transcript_id, action=action, final=final),
+    )
+
+
 @router.post("/suggestions/{suggestion_id}/accept")
-def accept(services: ServicesDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
+def accept(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Accept: the suggestion is validated and remembered for its user (idempotent)."""
-    return _out(services, services.review.decide(suggestion_id=suggestion_id, transcript_id=body.transcript_id,
-                                                 action="accept"))  # fmt: skip
+    return _decide(services, scope, suggestion_id, body, "accept")
 
 
 @router.post("/suggestions/{suggestion_id}/edit")
-def edit(services: ServicesDep, suggestion_id: str, body: EditIn) -> ReviewOut:
+def edit(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: EditIn) -> ReviewOut:
     """Edit: the reviewer's final is validated and remembered."""
-    result = services.review.decide(
-        suggestion_id=suggestion_id, transcript_id=body.transcript_id, action="edit", final=body.final
-    )
-    return _out(services, result)
+    return _decide(services, scope, suggestion_id, body, "edit")
 
 
 @router.post("/suggestions/{suggestion_id}/reject")
-def reject(services: ServicesDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
+def reject(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Reject: never proposed to this user again for the same original and final."""
-    return _out(services, services.review.decide(suggestion_id=suggestion_id, transcript_id=body.transcript_id,
-                                                 action="reject"))  # fmt: skip
+    return _decide(services, scope, suggestion_id, body, "reject")
 
 
 @router.post("/corrections", status_code=201)
-def manual_correction(services: ServicesDep, body: ManualFix) -> ReviewOut:
+def manual_correction(services: ServicesDep, scope: ScopeDep, body: ManualFix) -> ReviewOut:
     """A fix of a span nothing suggested: remembered, and suggested to this user from now on."""
-    return _out(services, services.review.manual_fix(body))
+    stored = dataclasses.replace(
+        body,
+        user_id=scope.inward(body.user_id, "user_id"),
+        transcript_id=scope.inward(body.transcript_id, "transcript_id"),
+    )
+    return _out(services, services.review.manual_fix(stored))

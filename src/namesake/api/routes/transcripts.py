@@ -1,37 +1,49 @@
-"""Transcripts: index canonical entities, analyse, list suggestions."""
+"""Transcripts: index canonical entities, analyse, list suggestions (all within the key's tenant)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Path
 
-from namesake.api.deps import ServicesDep
+from namesake.api.deps import ScopeDep, ServicesDep
 from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut
-from namesake.reliability.inputs import Identifier, TranscriptIn
+from namesake.reliability.inputs import ID_PATTERN, Identifier, TranscriptIn
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
-TranscriptId = Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=200)
+TranscriptId = Path(pattern=ID_PATTERN, max_length=233)
 
 
 @router.put("/transcripts/{transcript_id}/canonical-entities")
 def put_canonical_entities(
-    services: ServicesDep, body: CanonicalEntitiesIn, transcript_id: Identifier = TranscriptId
+    services: ServicesDep, scope: ScopeDep, body: CanonicalEntitiesIn, transcript_id: Identifier = TranscriptId
 ) -> IndexedOut:
     """Replace the canonical entities of a transcript (its collection in the vector store)."""
     lists = body.lists()
-    services.reliability.register(transcript_id, body.user_id)
-    chunks = services.reliability.index_entities(transcript_id, lists)
+    stored_id = scope.inward(transcript_id, "transcript_id")
+    services.reliability.register(stored_id, scope.user(body.user_id))
+    chunks = services.reliability.index_entities(stored_id, lists)
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
 @router.post("/reliability/analyze")
-def analyze(services: ServicesDep, body: TranscriptIn) -> AnalysisOut:
+def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
     """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
-    result = services.reliability.analyze(body)
+    stored = body.model_copy(
+        update={
+            "transcript_id": scope.inward(body.transcript_id, "transcript_id"),
+            "user_id": scope.user(body.user_id),
+        }
+    )
+    result = services.reliability.analyze(stored)
     services.metrics.observe_analysis(result.stats)
-    return AnalysisOut.model_validate(result.as_json())
+    return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
 
 
 @router.get("/transcripts/{transcript_id}/suggestions")
-def list_suggestions(services: ServicesDep, transcript_id: Identifier = TranscriptId) -> list[SuggestionOut]:
-    """Every suggestion of the transcript, in text order."""
-    return [SuggestionOut.model_validate(s) for s in services.reliability.list_suggestions(transcript_id)]
+def list_suggestions(
+    services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
+) -> list[SuggestionOut]:
+    """Every suggestion of the transcript, in text order (another tenant's transcript: empty)."""
+    rows: list[dict[str, Any]] = services.reliability.list_suggestions(scope.inward(transcript_id, "transcript_id"))
+    return [SuggestionOut.model_validate(s) for s in rows]
