@@ -62,6 +62,9 @@ class Transcript(Base):
     id: Mapped[str] = mapped_column(Text, primary_key=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
     language: Mapped[str | None] = mapped_column(String(16))
+    # [{id, text}] as last analysed: the review page shows suggestions in place
+    segments: Mapped[list[dict[str, str]] | None] = mapped_column(JSONB)
+    analyzed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = _now()
 
 

@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     namesake_env: Literal["local", "production"] = "local"
     namesake_data_dir: Path = Field(default_factory=default_data_dir)
     namesake_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # origins of review pages served elsewhere (comma-separated); empty: same origin only
+    namesake_cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     database_url: str | None = None
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
@@ -121,10 +123,10 @@ class Settings(BaseSettings):
     @model_validator(mode="before")
     @classmethod
     def _parse_api_keys(cls, data: object) -> object:
-        """`NAMESAKE_API_KEYS=a,b` is a comma-separated list, not JSON."""
+        """`NAMESAKE_API_KEYS=a,b` and `NAMESAKE_CORS_ORIGINS` are comma-separated lists, not JSON."""
         if isinstance(data, dict):
             for key in list(data):
-                if key.lower() == "namesake_api_keys":
+                if key.lower() in ("namesake_api_keys", "namesake_cors_origins"):
                     data[key] = cls._split_keys(data[key])
         return data
 

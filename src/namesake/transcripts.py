@@ -5,11 +5,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import DateTime, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -19,6 +20,7 @@ from namesake.models import Suggestion, Transcript, User
 from namesake.reliability.inputs import MAX_OFFSET, Identifier
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate
+from namesake.tenancy import SEPARATOR
 
 
 def suggestion_json(row: Suggestion) -> dict[str, Any]:
@@ -112,11 +114,16 @@ class TranscriptStore:
         return {refusal_key(o, f) for o, f in rows}
 
     def save_suggestions(
-        self, transcript_id: str, cands: list[Candidate], contexts: list[str] | None = None
+        self,
+        transcript_id: str,
+        cands: list[Candidate],
+        contexts: list[str] | None = None,
+        segments: list[dict[str, str]] | None = None,
     ) -> list[dict[str, Any]]:
-        """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones."""
-        if not cands:
-            return []
+        """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones.
+
+        The segment texts are kept with them, in the same transaction (the review page shows both).
+        """
         rows = [
             {
                 "id": uuid.uuid4(),
@@ -148,6 +155,11 @@ class TranscriptStore:
             where=or_(Suggestion.status == "auto_applied", Suggestion.status == "pending"),
         )
         with self.db.session() as s:
+            if segments is not None:
+                keep = update(Transcript).where(Transcript.id == transcript_id)
+                s.execute(keep.values(segments=segments, analyzed_at=func.now()))
+            if not rows:
+                return []
             returned = s.scalars(
                 stmt.returning(Suggestion, sort_by_parameter_order=True),
                 rows,
@@ -164,6 +176,60 @@ class TranscriptStore:
                 .order_by(Suggestion.segment_id, Suggestion.start_char)
             ).all()
             return [suggestion_json(r) for r in rows]
+
+    def list_transcripts(
+        self, *, tenant: str | None, user_id: str | None = None, pending_only: bool = False, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """The review queue: transcripts with their suggestion counts, last analysed first.
+
+        One tenant's (or, for tenant None, the default namespace's), or one stored user's when named.
+        """
+        status = Suggestion.status
+        counts = (
+            select(
+                Suggestion.transcript_id,
+                func.count().filter(status == "pending").label("pending"),
+                func.count().filter(status == "auto_applied").label("auto_applied"),
+                func.count().label("total"),
+            )
+            .group_by(Suggestion.transcript_id)
+            .subquery()
+        )
+        when = func.coalesce(Transcript.analyzed_at, Transcript.created_at, type_=DateTime(timezone=True))
+        Row = tuple[str, str, datetime, int | None, int | None, int | None]
+        query = select(
+            Transcript.id, Transcript.user_id, when, counts.c.pending, counts.c.auto_applied, counts.c.total
+        ).outerjoin(counts, counts.c.transcript_id == Transcript.id)
+        if user_id is not None:
+            query = query.where(Transcript.user_id == user_id)
+        elif tenant is not None:
+            query = query.where(Transcript.user_id.startswith(f"{tenant}{SEPARATOR}"))
+        else:
+            query = query.where(~Transcript.user_id.contains(SEPARATOR))
+        if pending_only:
+            query = query.where(counts.c.pending > 0)
+        with self.db.session() as s:
+            rows = cast(list[Row], s.execute(query.order_by(when.desc(), Transcript.id).limit(limit)).all())
+        return [
+            {"transcript_id": t, "user_id": u, "analyzed_at": w.isoformat(),
+             "counts": {"pending": p or 0, "auto_applied": a or 0, "total": n or 0}}
+            for t, u, w, p, a, n in rows
+        ]  # fmt: skip
+
+    def transcript_view(self, transcript_id: str) -> dict[str, Any]:
+        """A transcript as the reviewer reads it: segment texts as analysed, and every suggestion on them."""
+        with self.db.session() as s:
+            row = s.get(Transcript, transcript_id)
+            if row is None:
+                raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+            view = {
+                "transcript_id": row.id,
+                "user_id": row.user_id,
+                "language": row.language,
+                "analyzed_at": row.analyzed_at.isoformat() if row.analyzed_at else None,
+                "segments": row.segments or [],
+            }
+        return {**view, "suggestions": self.list_suggestions(transcript_id)}
 
     def load_suggestion(self, suggestion_id: str, transcript_id: str) -> StoredSuggestion:
         """The suggestion and its owner; another transcript's suggestion is as invisible as a missing one."""

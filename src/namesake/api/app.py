@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -16,7 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from namesake import __version__
 from namesake.api import errors
 from namesake.api.deps import require_admin, require_key
-from namesake.api.routes import health, jobs, suggestions, transcripts, users
+from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
 from namesake.jobs.scheduler import start_scheduler
 from namesake.logs import request_id
 from namesake.metrics import Metrics
@@ -108,6 +109,16 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         return response
 
     app.include_router(health.router)
+    app.include_router(review_page.router)
+    if settings.namesake_cors_origins:  # a review page served from another origin
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.namesake_cors_origins,
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID", "X-Next-Before"],
+            max_age=600,
+        )
     secured, admin = [Depends(require_key)], [Depends(require_admin)]
     for router in (transcripts.router, suggestions.router, users.router):
         app.include_router(router, dependencies=secured)

@@ -57,10 +57,14 @@ def correction_json(row: CorrectionMirror) -> dict[str, Any]:
     }
 
 
-def list_corrections(db: Database, user_id: str, *, include_superseded: bool = False) -> list[dict[str, Any]]:
-    """The user's corrections, newest first (active only unless asked)."""
+def list_corrections(
+    db: Database, user_id: str, *, include_superseded: bool = False, limit: int | None = None, before: int | None = None
+) -> list[dict[str, Any]]:
+    """The user's corrections, newest first (active only unless asked); a page of `limit` below id `before`."""
     query = select(CorrectionMirror).where(CorrectionMirror.user_id == user_id)
     if not include_superseded:
         query = query.where(CorrectionMirror.status == "active")
+    if before is not None:
+        query = query.where(CorrectionMirror.id < before)  # keyset: a page never shifts under new writes
     with db.session() as s:
-        return [correction_json(r) for r in s.scalars(query.order_by(CorrectionMirror.id.desc())).all()]
+        return [correction_json(r) for r in s.scalars(query.order_by(CorrectionMirror.id.desc()).limit(limit)).all()]

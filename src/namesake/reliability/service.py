@@ -118,7 +118,8 @@ class ReliabilityService:
         radius = self.runtime.settings.reliability_corrections_memory_context_radius
         texts = {s.id: s.text for s in prepared.inputs.segments}
         contexts = [context_around(texts[c.segment_id], c.start_char, c.end_char, radius) for c in kept]
-        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts)
+        segments = [{"id": seg.id, "text": seg.text} for seg in prepared.inputs.segments]
+        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts, segments)
         io_seconds = prepared.seconds + time.perf_counter() - t0
         stats.stage_seconds["fetch"] = round(io_seconds, 4)
         stats_json = stats.as_dict()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from namesake.api.deps import ScopeDep, ServicesDep
 from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut
@@ -38,6 +38,29 @@ def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> Analy
     result = services.reliability.analyze(stored)
     services.metrics.observe_analysis(result.stats)
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
+
+
+@router.get("/transcripts")
+def list_transcripts(
+    services: ServicesDep,
+    scope: ScopeDep,
+    user_id: Identifier | None = None,
+    pending: bool = False,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[dict[str, Any]]:
+    """The review queue: this tenant's transcripts, last analysed first, with pending / auto-applied counts."""
+    stored_user = None if user_id is None else scope.inward(user_id, "user_id")
+    rows = services.reliability.transcripts.list_transcripts(
+        tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit
+    )
+    return scope.outward_json(rows)  # type: ignore[no-any-return]
+
+
+@router.get("/transcripts/{transcript_id}")
+def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> dict[str, Any]:
+    """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
+    view = services.reliability.transcripts.transcript_view(scope.inward(transcript_id, "transcript_id"))
+    return scope.outward_json(view)  # type: ignore[no-any-return]
 
 
 @router.get("/transcripts/{transcript_id}/suggestions")

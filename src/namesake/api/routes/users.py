@@ -2,27 +2,47 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query, Response
 
 from namesake.api.deps import ScopeDep, ServicesDep
+from namesake.corrections_memory.forget import forget_correction
 from namesake.corrections_memory.service import list_corrections
 from namesake.reliability.inputs import Identifier
 from namesake.vocabulary import VocabularyFormat
 
 router = APIRouter(prefix="/v1", tags=["users"])
+PageSize = Annotated[int | None, Query(ge=1, le=1000, description="page size (all when absent)")]
+Before = Annotated[int | None, Query(ge=1, description="only corrections with a smaller id: the next page")]
 
 
 @router.get("/users/{user_id}/corrections")
 def corrections(
-    services: ServicesDep, scope: ScopeDep, user_id: Identifier, include_superseded: bool = False
+    services: ServicesDep,
+    scope: ScopeDep,
+    response: Response,
+    user_id: Identifier,
+    include_superseded: bool = False,
+    limit: PageSize = None,
+    before: Before = None,
 ) -> list[dict[str, Any]]:
-    """The user's corrections memory as mirrored in PostgreSQL, newest first."""
+    """The user's corrections memory as mirrored in PostgreSQL, newest first; `X-Next-Before` pages on."""
+    stored = scope.inward(user_id, "user_id")
     rows = list_corrections(
-        services.runtime.db, scope.inward(user_id, "user_id"), include_superseded=include_superseded
+        services.runtime.db, stored, include_superseded=include_superseded, limit=limit, before=before
     )
+    if limit is not None and len(rows) == limit:
+        response.headers["X-Next-Before"] = str(rows[-1]["id"])
     return scope.outward_json(rows)  # type: ignore[no-any-return]
+
+
+@router.delete("/users/{user_id}/corrections/{correction_id}")
+def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: int) -> dict[str, Any]:
+    """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
+    rt = services.runtime
+    receipt = forget_correction(rt.db, rt.vectors, scope.inward(user_id, "user_id"), correction_id)
+    return scope.outward_json(receipt.as_json())  # type: ignore[no-any-return]
 
 
 @router.get("/users/{user_id}/vocabulary")

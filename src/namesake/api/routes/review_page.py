@@ -1,0 +1,39 @@
+"""The review workspace page (/review): three files shipped inside the package, nothing from another host."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from namesake.errors import NotFoundError
+
+router = APIRouter(tags=["review page"], include_in_schema=False)
+ASSETS = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
+# The page may load only its own files and talk only to this API: no CDN, no other host.
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+def _read(name: str) -> bytes:
+    return resources.files("namesake.api").joinpath("static", name).read_bytes()
+
+
+@router.get("/review")
+def page() -> Response:
+    """The page; it signs in with an API key and calls the API of this same server."""
+    return Response(_read("review.html"), media_type="text/html; charset=utf-8", headers=HEADERS)
+
+
+@router.get("/review/assets/{name}")
+def asset(name: str) -> Response:
+    """The page's script, style sheet and icon (only these names are served)."""
+    if name not in ASSETS:
+        raise NotFoundError(f"no asset {name!r}", field="name")
+    return Response(_read(name), media_type=f"{ASSETS[name]}; charset=utf-8", headers=HEADERS)

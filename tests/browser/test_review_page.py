@@ -1,0 +1,203 @@
+"""The review page in a real headless Chromium (Debian's), driven by Playwright, against a real server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import uvicorn
+
+from namesake.api.app import create_app
+from namesake.db import Database
+from namesake.embeddings import Embedder
+from namesake.runtime import Runtime
+from namesake.settings import Settings
+from namesake.vectors.edge import EdgeVectorStore
+
+pytestmark = pytest.mark.browser
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("CI needs Debian's chromium for the browser tests (.ci/run installs it)", pytrace=False)
+    pytest.skip("no chromium on this machine: apt-get install chromium", allow_module_level=True)
+
+KEY = "reviewer-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman Coulter"], "acronyms": ["IDT"]}
+TEXT = [
+    "Good morning, this is Reiner Blair with the results for the quarter.",
+    "Our Cytova unit grew, and Backman Coulter too, said Reiner.",
+    "Zorblax joined the call about IDT and the Cytova numbers.",
+]
+# UPDATE_SCREENSHOTS=1 writes the README's pictures of the current page
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[str]:
+    """A real uvicorn server on a free port, on the test database and an embedded vector store."""
+    # nothing auto-applied: every suggestion waits for the reviewer (the page's main case)
+    s = settings.model_copy(
+        update={"namesake_api_keys": [f"{KEY}:tenant-acme"], "reliability_auto_apply_threshold": 0.99}
+    )
+    store = EdgeVectorStore(s.qdrant_store_dir)
+    port = _free_port()
+    config = uvicorn.Config(create_app(s, Runtime(s, db, store, embedder, None)), port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        if srv.started:
+            break
+        time.sleep(0.1)
+    yield base
+    srv.should_exit = True
+    thread.join(timeout=10)
+    store.close()
+
+
+def _analyze(base: str, tid: str, user: str = "alice") -> dict[str, Any]:
+    r = httpx.put(f"{base}/v1/transcripts/{tid}/canonical-entities", json={**ENTITIES, "user_id": user}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    segments = [{"id": str(i), "text": t} for i, t in enumerate(TEXT)]
+    r = httpx.post(f"{base}/v1/reliability/analyze", headers=AUTH, timeout=60,
+                   json={"transcript_id": tid, "user_id": user, "segments": segments})  # fmt: skip
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _suggestions(base: str, tid: str) -> list[dict[str, Any]]:
+    return httpx.get(f"{base}/v1/transcripts/{tid}/suggestions", headers=AUTH).json()  # type: ignore[no-any-return]
+
+
+def _shot(page: Any, name: str) -> None:
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        pg = browser.new_page(viewport={"width": 1440, "height": 860})
+        hosts: list[str] = []
+        pg.on("request", lambda req: hosts.append(urlsplit(req.url).netloc))
+        errors: list[str] = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield pg
+        browser.close()
+    assert set(hosts) <= {urlsplit(server).netloc}, hosts  # no request to another host, ever
+    assert errors == []
+
+
+def test_a_wrong_key_is_refused(server: str, page: Any) -> None:
+    page.goto(f"{server}/review")
+    _shot(page, "review-signin")
+    page.fill("#key", "not-a-key")
+    page.keyboard.press("Enter")
+    playwright_api.expect(page.locator("#signin-error")).to_have_text("This key is not allowed.")
+    assert page.locator("#app").is_hidden()
+
+
+def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_they_taught(
+    server: str, page: Any
+) -> None:
+    expect = playwright_api.expect
+    first = _analyze(server, "call-1")
+    pending = [s for s in first["suggestions"] if s["status"] == "pending"]
+    assert len(pending) >= 3, first["suggestions"]  # something to review
+
+    page.goto(f"{server}/review")
+    page.fill("#key", KEY)
+    page.keyboard.press("Enter")
+    expect(page.locator("#queue li").first).to_contain_text("call-1")
+    expect(page.locator("#queue .badge").first).to_have_text(str(len(pending)))
+    page.keyboard.press("Enter")  # open the selected transcript
+    expect(page.locator("#transcript-title")).to_have_text("call-1")
+    expect(page.locator("mark.s.pending")).to_have_count(len(pending))
+    _shot(page, "review-transcript")
+
+    # accept, edit, reject: one key each, the page moves on to the next pending suggestion by itself
+    keys = ["a", "e", *["r"] * (len(pending) - 2)]
+    for key in keys:
+        page.keyboard.press(key)
+        if key == "e":
+            expect(page.locator("#edit-dialog")).to_be_visible()
+            page.keyboard.press("End")
+            page.keyboard.type(" Ltd")
+            page.keyboard.press("Enter")
+        expect(page.locator("#status")).to_contain_text({"a": "Accepted", "e": "Edited", "r": "Rejected"}[key])
+    expect(page.locator("mark.s.pending")).to_have_count(0)
+    expect(page.locator("#queue .badge").first).to_have_text("0")
+    decided = {s["id"]: s for s in _suggestions(server, "call-1")}
+    order = [decided[s["id"]] for s in pending]  # the page walks them in text order
+    assert [s["status"] for s in order] == ["validated", "validated", *["rejected"] * (len(pending) - 2)]
+    assert order[1]["final"].endswith(" Ltd")
+
+    # a manual fix: select a word nothing suggested, press f, write it as it should be
+    page.evaluate("""() => {
+        const spans = [...document.querySelectorAll('[data-segment="2"] span.t')];
+        const span = spans.find(s => s.textContent.includes('Zorblax'));
+        const node = span.firstChild, at = node.textContent.indexOf('Zorblax');
+        const range = document.createRange();
+        range.setStart(node, at); range.setEnd(node, at + 'Zorblax'.length);
+        getSelection().removeAllRanges(); getSelection().addRange(range);
+    }""")
+    page.keyboard.press("f")
+    expect(page.locator("#edit-dialog")).to_be_visible()
+    page.fill("#edit-final", "Zorblax Inc")
+    page.select_option("#edit-type", "ORG")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Fixed: Zorblax → Zorblax Inc")
+    manual = [s for s in _suggestions(server, "call-1") if s["source"] == "manual"]
+    assert [(s["original"], s["final"], s["status"]) for s in manual] == [("Zorblax", "Zorblax Inc", "validated")]
+
+    # the next transcript: what they taught comes back, and the page says where from
+    second = _analyze(server, "call-2")
+    taught = [s for s in second["suggestions"] if s["original"] == "Zorblax"]
+    assert taught and taught[0]["final"] == "Zorblax Inc"
+    page.keyboard.press("/")
+    page.keyboard.press("Enter")  # reload the queue
+    page.keyboard.press("n")
+    expect(page.locator("#transcript-title")).to_have_text("call-2")
+    page.locator(f"#s-{_index_of(page, 'Zorblax')}").click()
+    expect(page.locator("#detail .remembered")).to_contain_text("Remembered from your fix on")
+    expect(page.locator("#detail .remembered")).to_contain_text("call-1")
+
+    # the memory view: forget the manual fix; both stores lose it
+    page.keyboard.press("m")
+    rows = page.locator("#memory-table tbody tr")
+    expect(rows.first).to_contain_text("Zorblax Inc")  # newest first
+    _shot(page, "review-memory")
+    page.keyboard.press("x")
+    expect(page.locator("#confirm")).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Forgotten: Zorblax → Zorblax Inc")
+    expect(page.locator("#memory-table")).not_to_contain_text("Zorblax Inc")
+    corrections = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
+    assert "Zorblax" not in {c["original"] for c in corrections} and len(corrections) == 2
+    third = _analyze(server, "call-3")
+    assert not [s for s in third["suggestions"] if s["original"] == "Zorblax"]
+
+
+def _index_of(page: Any, original: str) -> int:
+    """Where the page placed the suggestion of this original (its mark's index)."""
+    return int(page.evaluate(f"[...document.querySelectorAll('mark.s')].find(m => m.title.startsWith('{original} '))"
+                             ".dataset.i"))  # fmt: skip
