@@ -104,3 +104,43 @@ def test_keys_never_reach_the_log(client: TestClient, caplog: pytest.LogCaptureF
     client.get("/v1/users/alice/corrections", headers={"Authorization": "Bearer wrong-key"})
     logged = caplog.text + "".join(str(r.args) for r in caplog.records)
     assert not any(k in logged for k in ("root-key", "acme-key", "beta-key", "wrong-key"))
+
+
+def test_the_queue_and_the_transcript_view_are_the_tenants_own(client: TestClient) -> None:
+    _analyze(client, ACME, "t1")
+    _analyze(client, ACME, "t2", user="bob")
+    _analyze(client, BETA, "t1")
+    queue = client.get("/v1/transcripts", headers=ACME).json()
+    assert [(q["transcript_id"], q["user_id"]) for q in queue] == [("t2", "bob"), ("t1", "alice")]  # newest first
+    assert queue[1]["counts"]["total"] >= 2
+    assert [q["transcript_id"] for q in client.get("/v1/transcripts?user_id=alice", headers=ACME).json()] == ["t1"]
+    assert [q["user_id"] for q in client.get("/v1/transcripts", headers=BETA).json()] == ["alice"]
+    assert client.get("/v1/transcripts", headers=ROOT).json() == []  # the default namespace has none
+    view = client.get("/v1/transcripts/t1", headers=ACME).json()
+    assert view["transcript_id"] == "t1" and view["user_id"] == "alice"
+    assert [s["text"] for s in view["segments"]] == TEXT and view["suggestions"]
+    assert client.get("/v1/transcripts/t2", headers=BETA).status_code == 404  # acme's t2 is not beta's
+
+
+def test_forgetting_a_correction_is_the_users_own_and_pages_hold(client: TestClient) -> None:
+    acme = _analyze(client, ACME)
+    for s in acme["suggestions"]:
+        assert client.post(f"/v1/suggestions/{s['id']}/accept", json={"transcript_id": "t1"}, headers=ACME).is_success
+    everything = client.get("/v1/users/alice/corrections", headers=ACME).json()
+    assert len(everything) >= 2
+    first = client.get("/v1/users/alice/corrections?limit=1", headers=ACME)
+    after = first.headers["X-Next-Before"]
+    rest = client.get(f"/v1/users/alice/corrections?limit=100&before={after}", headers=ACME).json()
+    assert first.json() + rest == everything and "X-Next-Before" not in client.get(
+        "/v1/users/alice/corrections?limit=100", headers=ACME).headers  # fmt: skip
+
+    target = everything[0]["id"]
+    assert client.delete(f"/v1/users/alice/corrections/{target}", headers=BETA).status_code == 404
+    assert client.delete(f"/v1/users/bob/corrections/{target}", headers=ACME).status_code == 404
+    receipt = client.delete(f"/v1/users/alice/corrections/{target}", headers=ACME).json()
+    assert receipt["user_id"] == "alice" and receipt["deleted"]["rows"] == 1
+    assert receipt["remaining"] == {"rows": 0, "qdrant_points": 0}
+    assert [c["id"] for c in client.get("/v1/users/alice/corrections", headers=ACME).json()] == [
+        c["id"] for c in everything[1:]
+    ]
+    assert client.delete(f"/v1/users/alice/corrections/{target}", headers=ACME).status_code == 404

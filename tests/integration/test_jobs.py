@@ -235,3 +235,35 @@ def test_a_global_entry_needs_users_of_two_tenants_once_tenants_exist(memory: Ru
     tasks.erase_user(rt, "beta~e")  # the second tenant leaves: the global goes with it
     with rt.db.session() as s:
         assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0
+
+
+class DeleteFails:
+    """The real store whose point deletion fails: forgetting must then change nothing."""
+
+    def __init__(self, inner: VectorStore) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def delete(self, name: str, ids: Any) -> None:
+        raise VectorStoreError("injected failure")
+
+
+def test_forgetting_a_correction_is_all_or_nothing(memory: Runtime) -> None:
+    from namesake.corrections_memory.forget import forget_correction
+
+    made = bulk_corrections(memory, [{"user_id": "ann", "final": "Acme Corp"}, {"user_id": "ann", "final": "Kept"}])
+    target = made[0]
+    with pytest.raises(VectorStoreError):
+        forget_correction(memory.db, DeleteFails(memory.vectors), "ann", target.id)  # type: ignore[arg-type]
+    assert memory.vectors.count(CORRECTIONS_COLLECTION) == 2
+    with memory.db.session() as s:
+        assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 2
+    receipt = forget_correction(memory.db, memory.vectors, "ann", target.id).as_json()
+    assert receipt["deleted"] == {"rows": 1, "qdrant_points": 1} and receipt["remaining"] == {
+        "rows": 0,
+        "qdrant_points": 0,
+    }
+    assert [p.id for p in memory.vectors.retrieve(CORRECTIONS_COLLECTION, [made[1].qdrant_point_id])]
+    assert memory.vectors.count(CORRECTIONS_COLLECTION) == 1
