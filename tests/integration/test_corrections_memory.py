@@ -93,6 +93,37 @@ def test_a_failing_mirror_insert_leaves_no_point_and_surfaces(memory: Runtime) -
             conn.execute(text("DROP TRIGGER refuse_boom ON reliability_corrections_quarantine"))
 
 
+def test_a_commit_that_fails_leaves_the_index_as_it_was(memory: Runtime) -> None:
+    """PostgreSQL refuses at COMMIT (a deferred constraint trigger): every index write is undone."""
+    writer = _writer(memory)
+    first = writer.record(_fix(original="Mitnou", final="MeetNoo", source_suggestion_id="s1"))
+    with memory.db.engine.begin() as conn:
+        conn.execute(
+            text("""
+            CREATE OR REPLACE FUNCTION refuse_at_commit() RETURNS trigger AS $$
+            BEGIN RAISE EXCEPTION 'commit refused'; END $$ LANGUAGE plpgsql;
+            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT OR UPDATE ON reliability_corrections_quarantine
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_at_commit();
+        """)
+        )
+    try:
+        for attempt in (
+            _fix(original="Zorblax", final="Zorblax Inc"),  # new: its point must go
+            _fix(original="Mitnou", final="MeetNoo", source_suggestion_id="s2"),  # reinforce: frequency back
+            _fix(original="Mitnou", final="Meet Now", source_suggestion_id="s3"),  # supersede: old point back
+        ):
+            with pytest.raises(StoreError, match="commit refused"):
+                writer.record(attempt)
+        rows = _active_rows(memory)
+        assert [(r.original, r.final, r.frequency) for r in rows] == [("Mitnou", "MeetNoo", 1)]
+        assert _points(memory) == 1
+        point = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [first.point_id])[0]
+        assert point.payload["frequency"] == 1 and point.payload["final"] == "MeetNoo"
+    finally:
+        with memory.db.engine.begin() as conn:
+            conn.execute(text("DROP TRIGGER refuse_at_commit ON reliability_corrections_quarantine"))
+
+
 def test_a_new_final_supersedes_the_old_one_and_only_it_is_boosted(memory: Runtime) -> None:
     writer = _writer(memory)
     writer.record(_fix(final="MeetNoo", source_suggestion_id="a"))

@@ -11,7 +11,6 @@ from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from namesake.corrections_memory.decision import Decision, Existing, SemanticHit, WriteOutcome, decide_write
@@ -136,16 +135,30 @@ class CorrectionMemoryWriter:
         c = validate_correction(correction, s.reliability_corrections_memory_final_text_max_len)
         original_norm, final_norm = normalise(c.original), normalise(c.final)
         vector = self.embedder.embed([c.original])[0].tolist()
-        with self.db.session() as session:  # database errors leave it as StoreError / ConflictError
-            session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
-            session.execute(
-                text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-                {"k": lock_key(c.user_id, c.entity_type, original_norm)},
-            )
-            return self._record_locked(session, c, original_norm, final_norm, vector)
+        # Every index write registers its undo; whatever fails before the commit is through — a flush, the
+        # index itself, or the commit — runs them, newest first: an error answered has changed nothing.
+        undo: list[Callable[[], None]] = []
+        try:
+            with self.db.session() as session:  # database errors leave it as StoreError / ConflictError
+                session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
+                session.execute(
+                    text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
+                    {"k": lock_key(c.user_id, c.entity_type, original_norm)},
+                )
+                return self._record_locked(session, c, original_norm, final_norm, vector, undo)
+        except NamesakeError:
+            for step in reversed(undo):
+                self._compensate(step)
+            raise
 
     def _record_locked(
-        self, session: Session, c: CorrectionInput, original_norm: str, final_norm: str, vector: list[float]
+        self,
+        session: Session,
+        c: CorrectionInput,
+        original_norm: str,
+        final_norm: str,
+        vector: list[float],
+        undo: list[Callable[[], None]],
     ) -> WriteResult:
         active = session.scalar(
             select(CorrectionMirror)
@@ -169,8 +182,10 @@ class CorrectionMemoryWriter:
         if decision.outcome is WriteOutcome.REPLAY and active is not None:
             return WriteResult(decision.outcome, active.id, active.qdrant_point_id, active.frequency)
         if decision.outcome is WriteOutcome.REINFORCED:
-            return self._reinforce(session, decision, c)
-        return self._insert(session, c, original_norm, final_norm, vector, superseded=active, decision=decision)
+            return self._reinforce(session, decision, c, undo)
+        return self._insert(
+            session, c, original_norm, final_norm, vector, superseded=active, decision=decision, undo=undo
+        )
 
     def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
         flt = memory_filter(c.user_id, entity_type=c.entity_type, embedding_model=self.embedder.name)
@@ -184,7 +199,9 @@ class CorrectionMemoryWriter:
         )
         return SemanticHit(row_id, hits[0].score, normalise(str(hits[0].payload.get("final", ""))))
 
-    def _reinforce(self, session: Session, decision: Decision, c: CorrectionInput) -> WriteResult:
+    def _reinforce(
+        self, session: Session, decision: Decision, c: CorrectionInput, undo: list[Callable[[], None]]
+    ) -> WriteResult:
         row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True)
         assert row is not None  # the decision only names rows it was shown
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None}
@@ -193,12 +210,10 @@ class CorrectionMemoryWriter:
             row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
         row.updated_at = func.now()
         new_payload = {"frequency": row.frequency, "source_suggestion_id": c.source_suggestion_id}
-        self.store.set_payload(CORRECTIONS_COLLECTION, [row.qdrant_point_id], new_payload)
-        try:
-            session.flush()
-        except SQLAlchemyError:
-            self._compensate(lambda: self.store.set_payload(CORRECTIONS_COLLECTION, [row.qdrant_point_id], old))
-            raise
+        point = row.qdrant_point_id
+        undo.append(lambda: self.store.set_payload(CORRECTIONS_COLLECTION, [point], old))
+        self.store.set_payload(CORRECTIONS_COLLECTION, [point], new_payload)
+        session.flush()
         return WriteResult(WriteOutcome.REINFORCED, row.id, row.qdrant_point_id, row.frequency)
 
     def _insert(
@@ -211,6 +226,7 @@ class CorrectionMemoryWriter:
         *,
         superseded: CorrectionMirror | None,
         decision: Decision,
+        undo: list[Callable[[], None]],
     ) -> WriteResult:
         s = self.settings
         now = self.clock()
@@ -241,22 +257,19 @@ class CorrectionMemoryWriter:
         old_points: list[VectorPoint] = []
         if superseded is not None:
             old_points = self.store.retrieve(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id], with_vectors=True)
+        # Compensation: if the mirror does not take the write, neither may the index.
+        undo.append(lambda: self.store.delete(CORRECTIONS_COLLECTION, [point_id]))
         self.store.upsert(CORRECTIONS_COLLECTION, [VectorPoint(point_id, vector, payload)])
-        try:
-            if superseded is not None:
-                # The old final must stop boosting at once: its point leaves the index, its row stays as history.
-                self.store.delete(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id])
-                superseded.status = "superseded"
-                superseded.updated_at = func.now()
-                session.flush()
-            session.add(row)
-            session.flush()
-        except (SQLAlchemyError, NamesakeError):
-            # Compensation: the mirror did not take the write, so neither may the index.
-            self._compensate(lambda: self.store.delete(CORRECTIONS_COLLECTION, [point_id]))
+        if superseded is not None:
+            # The old final must stop boosting at once: its point leaves the index, its row stays as history.
             if old_points:
-                self._compensate(lambda: self.store.upsert(CORRECTIONS_COLLECTION, old_points))
-            raise
+                undo.append(lambda: self.store.upsert(CORRECTIONS_COLLECTION, old_points))
+            self.store.delete(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id])
+            superseded.status = "superseded"
+            superseded.updated_at = func.now()
+            session.flush()
+        session.add(row)
+        session.flush()
         outcome = WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome
         return WriteResult(outcome, row.id, point_id, 1)
 
