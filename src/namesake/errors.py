@@ -80,6 +80,10 @@ class LLMRateLimitedError(LLMError):
     code = "LLM_RATE_LIMITED"
 
 
+class LLMCoolingDownError(LLMRateLimitedError):
+    """No call was sent: the provider is still waiting out an earlier 429."""
+
+
 class LLMServerError(LLMError):
     """The provider answered 5xx, timed out or could not be reached."""
 

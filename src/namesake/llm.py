@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
-from namesake.errors import LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
+from namesake.errors import LLMCoolingDownError, LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
 from namesake.settings import Settings
 
 
@@ -37,6 +41,26 @@ def parse_json_object(content: str) -> dict[str, Any]:
     return value
 
 
+# A Retry-After beyond this is read as this: a provider's typo must not silence the LLM for a day.
+MAX_RETRY_AFTER = 3600.0
+
+
+def retry_after(value: str | None, default: float, now: datetime | None = None) -> float:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date), else the default."""
+    if value is None or not value.strip():
+        return default
+    text = value.strip()
+    if text.isdigit():
+        return min(float(text), MAX_RETRY_AFTER)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return default
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return min(max(0.0, (when - (now or datetime.now(UTC))).total_seconds()), MAX_RETRY_AFTER)
+
+
 class OpenAICompatibleProvider:
     """Chat completions over httpx with JSON output mode; one client, reused across calls."""
 
@@ -50,15 +74,22 @@ class OpenAICompatibleProvider:
         api_key: str | None = None,
         timeout: float = 20.0,
         transport: httpx.BaseTransport | None = None,
+        cooldown_seconds: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.model = model
+        self.model, self.cooldown_seconds, self.clock = model, cooldown_seconds, clock
+        # after a 429, no call until then: one provider serves every transcript of a run and every request
+        self._quiet_until = 0.0
         self._client = httpx.Client(
             base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
         )
 
     def complete_json(self, *, system: str, user: str) -> dict[str, Any]:
         """One call; 429 → LLMRateLimitedError, 5xx/transport → LLMServerError, bad body → LLMOutputError."""
+        wait = self._quiet_until - self.clock()
+        if wait > 0:
+            raise LLMCoolingDownError(f"LLM endpoint rate-limited us: cooling down for {wait:.0f} s more")
         body = {
             "model": self.model,
             "temperature": 0,
@@ -70,7 +101,9 @@ class OpenAICompatibleProvider:
         except httpx.HTTPError as exc:
             raise LLMServerError(f"LLM endpoint unreachable: {exc}") from exc
         if response.status_code == 429:
-            raise LLMRateLimitedError("LLM endpoint answered 429 (rate limited)")
+            pause = retry_after(response.headers.get("retry-after"), self.cooldown_seconds)
+            self._quiet_until = self.clock() + pause
+            raise LLMRateLimitedError(f"LLM endpoint answered 429 (rate limited): no call for {pause:.0f} s")
         if response.status_code >= 500:
             raise LLMServerError(f"LLM endpoint answered {response.status_code}")
         if response.status_code >= 400:
@@ -97,5 +130,6 @@ def build_llm(settings: Settings) -> LLMProvider | None:
             model=settings.llm_model,
             api_key=settings.llm_api_key,
             timeout=settings.llm_timeout_seconds,
+            cooldown_seconds=settings.llm_rate_limit_cooldown_seconds,
         )
     return None

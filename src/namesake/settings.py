@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     llm_api_key: str | None = None
     llm_timeout_seconds: Annotated[float, Field(gt=0)] = 20.0
     llm_batch_size: Positive = 20
+    # after a 429 without Retry-After: no LLM call for this long, across transcripts and requests
+    llm_rate_limit_cooldown_seconds: Annotated[float, Field(ge=0)] = 30.0
 
     # --- reliability pipeline -----------------------------------------------------------
     reliability_v5_canonical_list_cap: Positive = 50

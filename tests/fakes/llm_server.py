@@ -21,6 +21,7 @@ class ScriptedLLM:
     respond: Callable[[dict[str, Any]], Reply] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw: bool = False  # when True, reply text is the whole body, not the message content
+    retry_after: str | None = None  # sent with every 429
 
     def next(self, body: dict[str, Any]) -> Reply:
         self.requests.append(body)
@@ -55,6 +56,8 @@ def serve_llm(script: ScriptedLLM) -> Iterator[str]:
             data = payload.encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
+            if status == 429 and script.retry_after is not None:
+                self.send_header("Retry-After", script.retry_after)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -86,3 +86,29 @@ def test_context_free_mode_sends_acronym_spans_and_uses_only_accepted_ones() -> 
     assert stats.mode == "CONTEXT_FREE"
     assert [(c.original, c.final, c.source) for c in kept] == [("I B T", "IDT", "context_free")]
     assert stats.llm["calls"] == 2
+
+
+def test_a_429_silences_the_provider_across_runs_for_its_retry_after() -> None:
+    script = ScriptedLLM(replies=[(429, '{"error": "rate"}')], respond=lambda b: (200, '{"items": []}'),
+                         retry_after="120")  # fmt: skip
+    now = [1000.0]
+    with serve_llm(script) as url:
+        llm = OpenAICompatibleProvider(base_url=url, model="m", timeout=5, clock=lambda: now[0])
+        runs = [run_stages(PipelineInputs(SEGMENTS, DICT), SETTINGS, llm=llm)[1].llm for _ in range(5)]
+        assert len(script.requests) == 1  # five transcripts, one call: the 429 holds for the whole run
+        assert all(r["rate_limited"] for r in runs) and all(r["calls"] == 0 for r in runs[1:])
+        now[0] += 121  # Retry-After has passed: the provider calls again
+        after = run_stages(PipelineInputs(SEGMENTS, DICT), SETTINGS, llm=llm)[1].llm
+        assert after["rate_limited"] is False and after["calls"] >= 3 and len(script.requests) == 1 + after["calls"]
+
+
+def test_retry_after_is_read_as_seconds_or_a_date_and_capped() -> None:
+    from datetime import UTC, datetime
+
+    from namesake.llm import MAX_RETRY_AFTER, retry_after
+
+    now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+    assert retry_after("17", 30.0) == 17.0 and retry_after(None, 30.0) == 30.0 and retry_after("soon", 30.0) == 30.0
+    assert retry_after("Mon, 30 Nov 2026 12:01:00 GMT", 30.0, now) == 60.0
+    assert retry_after("Mon, 30 Nov 2026 11:00:00 GMT", 30.0, now) == 0.0
+    assert retry_after("999999", 30.0) == MAX_RETRY_AFTER

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from namesake.errors import LLMError, LLMRateLimitedError
+from namesake.errors import LLMCoolingDownError, LLMError, LLMRateLimitedError
 from namesake.llm import LLMProvider
 from namesake.reliability.prompts import SYSTEM_PROMPT, build_user_prompt, canonical_list, context_of
 from namesake.reliability.types import Candidate, CanonicalDictionary, Mode
@@ -82,7 +82,8 @@ def run_llm_stage(
     batch_size: int,
     list_cap: int,
 ) -> LLMStageStats:
-    """Batch the candidates, call the provider, fold valid verdicts in; a 429 ends the stage for this run."""
+    """Batch the candidates, call the provider, fold valid verdicts in; a 429 ends the stage for this run
+    (and the provider keeps quiet across runs until its Retry-After has passed)."""
     stats = LLMStageStats()
     allowed = set(canonical_list(dictionary, list_cap)) if mode is Mode.RAG_ENHANCED else set()
     for i in range(0, len(candidates), batch_size):
@@ -99,7 +100,12 @@ def run_llm_stage(
         except LLMRateLimitedError as exc:
             stats.rate_limited = True
             stats.messages.append(exc.message)
-            log.warning("LLM rate limited: no more LLM calls in this run")
+            if isinstance(exc, LLMCoolingDownError):  # nothing was sent: still waiting out an earlier 429
+                stats.calls -= 1
+                stats.items_sent -= len(batch)
+                stats.skipped_after_rate_limit += len(batch)
+            else:
+                log.warning("LLM rate limited: no more LLM calls in this run")
             continue
         except LLMError as exc:  # a failed batch keeps its other signals; the run goes on
             stats.errors += 1
