@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     qdrant_api_key: str | None = None
     qdrant_path: Path | None = None
     canonical_layout: Literal["per_transcript", "shared"] = "per_transcript"
+    # load models, open the pool and the corrections shard before serving (off: faster start, slow first requests)
+    namesake_warm_up: bool = True
     # None: on when the stores are embedded (one machine, nobody to remember a cron), off with servers
     jobs_enabled: bool | None = None
 

@@ -13,6 +13,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.concurrency import run_in_threadpool
 
 from namesake import __version__
 from namesake.api import errors
@@ -25,6 +26,7 @@ from namesake.reliability.inputs import find_nul
 from namesake.runtime import Runtime, open_runtime
 from namesake.services import build_services
 from namesake.settings import Settings, get_settings, jobs_run_here
+from namesake.warmup import warm_up
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128
@@ -53,6 +55,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         scheduler = None
         try:
             app.state.services = services = build_services(rt, metrics)
+            if settings.namesake_warm_up:
+                # before serving: the first requests after /readyz says ready cost what later ones do
+                await run_in_threadpool(warm_up, rt)
             if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
             yield

@@ -1,0 +1,64 @@
+"""Pay at start-up what the first requests would otherwise pay: weights, word lists, pool, shards."""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from sqlalchemy import text
+
+from namesake.corrections_memory.scope import memory_filter
+from namesake.errors import NamesakeError
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import CanonicalDictionary, Segment
+from namesake.runtime import Runtime
+from namesake.settings import CORRECTIONS_COLLECTION
+
+log = logging.getLogger(__name__)
+# Connections opened ahead: as many as the pool keeps (db.py: pool_size=10).
+POOL_CONNECTIONS = 10
+SAMPLE = CanonicalDictionary({"orgs": ["Cytiva"], "persons": ["Rainer Blair"]})
+
+
+def _hold_connection(rt: Runtime) -> None:
+    with rt.db.engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+        time.sleep(0.05)  # held together, so the pool opens them all rather than reusing one
+
+
+def warm_up(rt: Runtime) -> dict[str, float]:
+    """Load the embedder, the word lists and the scorer, open the pool and the corrections shard.
+
+    Called by the app's lifespan before it serves, so `/readyz` answers only once this is done. A store
+    that fails here is logged, not fatal: readiness reports it. Returns the seconds each part took.
+    """
+    took: dict[str, float] = {}
+
+    def part(name: str, fn: object) -> None:
+        t0 = time.perf_counter()
+        try:
+            fn()  # type: ignore[operator]
+        except NamesakeError as exc:
+            log.warning("warm-up: %s failed: %s", name, exc.message)
+        took[name] = round(time.perf_counter() - t0, 3)
+
+    part("embedder", lambda: rt.embedder.embed(["warm up"]))
+    # the pure stages on a two-line transcript: word lists, frequency tables, the scorer's trees
+    segments = [Segment("1", "Reiner Blair spoke about Cytova."), Segment("2", "Nothing else.")]
+    part("pipeline", lambda: run_stages(PipelineInputs(segments, SAMPLE), rt.settings))
+
+    def pool() -> None:
+        with ThreadPoolExecutor(POOL_CONNECTIONS) as ex:
+            list(ex.map(lambda _: _hold_connection(rt), range(POOL_CONNECTIONS)))
+
+    part("postgresql_pool", pool)
+
+    def shard() -> None:
+        if rt.vectors.collection_exists(CORRECTIONS_COLLECTION):
+            vector = rt.embedder.embed(["warm up"])[0].tolist()
+            rt.vectors.query(CORRECTIONS_COLLECTION, vector, limit=1, flt=memory_filter("warm-up"))
+
+    part("corrections_shard", shard)
+    log.info("warm-up done: %s", took)
+    return took
