@@ -79,6 +79,20 @@ def index_canonical_entities(
     return len(points)
 
 
+def drop_transcript_entities(store: VectorStore, settings: Settings, transcript_id: str) -> int:
+    """Remove a transcript's canonical entities (its collections, or its points of the shared one)."""
+    name = collection_for(transcript_id, settings)
+    if is_shared(name):
+        if store.collection_exists(name):
+            store.delete_by_filter(name, Filter(must=(Match("transcript_id", transcript_id),)))
+        return 0
+    dropped = int(store.drop_collection(name))
+    legacy = legacy_collection(transcript_id, settings)
+    if legacy is not None:
+        dropped += int(store.drop_collection(legacy))
+    return dropped
+
+
 def promoted_vocabulary(db: Database, user_id: str | None) -> dict[str, list[str]]:
     """The user's and the global promoted values, by list, most supported first."""
     query = select(CanonicalVocabulary).where(

@@ -247,7 +247,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as on
 def _run_job(
     name: str,
     label: str,
-    total: Callable[[Services], int],
+    total: Callable[[Services], int | None],
     run: Callable[[Services, Callable[[int], None]], Any],
     *,
     as_json: bool = False,
@@ -294,6 +294,13 @@ def jobs_reconcile(as_json: JsonOption = False) -> None:
         lambda sv, progress: sv.reconcile(progress),
         as_json=as_json,
     )
+
+
+@jobs_app.command("retention")
+def jobs_retention(as_json: JsonOption = False) -> None:
+    """Delete transcripts last analysed over TRANSCRIPT_RETENTION_DAYS ago (exit 3 if already running)."""
+    _run_job("retention", "expiring transcripts", lambda _sv: None, lambda sv, p: sv.expire_transcripts(p),
+             as_json=as_json)  # fmt: skip
 
 
 @users_app.command("erase")

@@ -16,6 +16,7 @@ from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
 from namesake.metrics import Metrics
 from namesake.reliability.service import ReliabilityService
+from namesake.retention import TranscriptDeletion, delete_transcript
 from namesake.review import ReviewService
 from namesake.runtime import Runtime
 from namesake.transcripts import TranscriptStore
@@ -42,6 +43,15 @@ class Services:
     def reconcile(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
         """The reconciliation job."""
         return tasks.reconcile(self.runtime, progress=progress)
+
+    def expire_transcripts(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
+        """The retention job (nothing to do unless TRANSCRIPT_RETENTION_DAYS is set)."""
+        return tasks.expire_transcripts(self.runtime, progress=progress)
+
+    def delete_transcript(self, transcript_id: str) -> TranscriptDeletion:
+        """One transcript, its suggestions and its canonical entities."""
+        rt = self.runtime
+        return delete_transcript(rt.db, rt.vectors, rt.settings, transcript_id)
 
     def erase_user(self, user_id: str, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
         """GDPR erasure of one user, with its receipt."""

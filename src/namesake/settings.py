@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     reliability_corrections_memory_reconcile_interval_minutes: Positive = 60
     reliability_corrections_memory_reconcile_grace_seconds: Positive = 300
 
+    # --- retention -----------------------------------------------------------------------
+    # transcripts (suggestions, canonical entities) last analysed longer ago are deleted by the daily
+    # retention job; None keeps them. What users taught stays in their memory either way.
+    transcript_retention_days: Positive | None = None
+
     # --- request limits -----------------------------------------------------------------
     max_segments: Positive = 20_000
     max_segment_chars: Positive = 20_000

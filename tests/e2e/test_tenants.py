@@ -144,3 +144,14 @@ def test_forgetting_a_correction_is_the_users_own_and_pages_hold(client: TestCli
         c["id"] for c in everything[1:]
     ]
     assert client.delete(f"/v1/users/alice/corrections/{target}", headers=ACME).status_code == 404
+
+
+def test_deleting_a_transcript_touches_the_tenants_own_only(client: TestClient) -> None:
+    _analyze(client, ACME, "t1")
+    assert client.delete("/v1/transcripts/t1", headers=BETA).status_code == 404  # beta has no t1
+    assert client.get("/v1/transcripts/t1", headers=ACME).status_code == 200
+    receipt = client.delete("/v1/transcripts/t1", headers=ACME).json()
+    assert receipt["transcript_id"] == "t1" and receipt["deleted"]["collections"] == 1
+    assert client.get("/v1/transcripts/t1", headers=ACME).status_code == 404
+    assert client.post("/v1/jobs/retention/run", headers=ACME).status_code == 403
+    assert client.post("/v1/jobs/retention/run", headers=ROOT).json()["counts"] == {"expired": 0}

@@ -8,13 +8,13 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.canonical_index import collection_for, is_shared, legacy_collection
+from namesake.canonical_index import drop_transcript_entities
 from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.vectors.base import Filter, Match, VectorStore
+from namesake.vectors.base import VectorStore
 
 PAGE = 1000
 Progress = Callable[[str, int], None]
@@ -76,14 +76,7 @@ class CorrectionsMemoryCleanup:
             self.store.delete_by_filter(CORRECTIONS_COLLECTION, memory_filter(user_id))
         dropped = 0
         for tid in transcripts:
-            name = collection_for(tid, self.settings)
-            if not is_shared(name):
-                dropped += int(self.store.drop_collection(name))
-                legacy = legacy_collection(tid, self.settings)
-                if legacy is not None:
-                    dropped += int(self.store.drop_collection(legacy))
-            elif self.store.collection_exists(name):
-                self.store.delete_by_filter(name, Filter(must=(Match("transcript_id", tid),)))
+            dropped += drop_transcript_entities(self.store, self.settings, tid)
             if progress is not None:
                 progress("collections", 1)
         with self.db.session() as s:

@@ -31,7 +31,8 @@ def _guarded(name: str, fn: Callable[[], object]) -> Callable[[], None]:
 
 
 def start_scheduler(services: Services) -> BackgroundScheduler:
-    """Promotion daily at PROMO_RUN_HOUR_UTC, reconciliation every RECONCILE_INTERVAL_MINUTES."""
+    """Promotion daily at PROMO_RUN_HOUR_UTC (retention half an hour later, when set), reconciliation every
+    RECONCILE_INTERVAL_MINUTES."""
     s = services.runtime.settings
     scheduler = BackgroundScheduler(timezone="UTC")
     scheduler.add_job(
@@ -48,5 +49,13 @@ def start_scheduler(services: Services) -> BackgroundScheduler:
         max_instances=1,
         coalesce=True,
     )
+    if s.transcript_retention_days is not None:
+        scheduler.add_job(
+            _guarded("retention", services.expire_transcripts),
+            CronTrigger(hour=s.reliability_corrections_memory_promo_run_hour_utc, minute=30, timezone="UTC"),
+            id="retention",
+            max_instances=1,
+            coalesce=True,
+        )
     scheduler.start()
     return scheduler

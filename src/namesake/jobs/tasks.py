@@ -1,9 +1,10 @@
-"""The jobs as one call each, over an opened runtime: promotion, reconciliation, erasure of a user."""
+"""The jobs as one call each, over an opened runtime: promotion, reconciliation, retention, erasure of a user."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from namesake import retention
 from namesake.corrections_memory.cleanup import CorrectionsMemoryCleanup, ErasureReceipt
 from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
 from namesake.corrections_memory.reconcile import CorrectionsMemoryReconciler
@@ -28,3 +29,10 @@ def reconcile(runtime: Runtime, *, progress: Callable[[int], None] | None = None
 def erase_user(runtime: Runtime, user_id: str, *, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
     """GDPR erasure of one user (idempotent; a second call finds nothing)."""
     return CorrectionsMemoryCleanup(runtime.db, runtime.vectors, runtime.settings).erase(user_id, progress)
+
+
+def expire_transcripts(runtime: Runtime, *, progress: Callable[[int], None] | None = None) -> JobOutcome:
+    """The retention job: transcripts older than TRANSCRIPT_RETENTION_DAYS go, once across replicas."""
+    rt = runtime
+    return run_exclusive(rt.db, "retention", lambda: retention.expire_transcripts(rt.db, rt.vectors, rt.settings,
+                                                                                   progress=progress))  # fmt: skip

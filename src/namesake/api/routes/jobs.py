@@ -24,3 +24,10 @@ async def run_reconciliation(services: ServicesDep) -> dict[str, Any]:
     """Reconcile the corrections index with PostgreSQL now."""
     outcome = await run_in_threadpool(services.reconcile)
     return {"job": "reconciliation", "run_id": outcome.run_id, "counts": outcome.counts()}
+
+
+@router.post("/jobs/retention/run")
+async def run_retention(services: ServicesDep) -> dict[str, Any]:
+    """Delete the transcripts older than TRANSCRIPT_RETENTION_DAYS now."""
+    outcome = await run_in_threadpool(services.expire_transcripts)
+    return {"job": "retention", "run_id": outcome.run_id, "counts": outcome.counts()}

@@ -63,6 +63,15 @@ def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identi
     return scope.outward_json(view)  # type: ignore[no-any-return]
 
 
+@router.delete("/transcripts/{transcript_id}")
+def delete_transcript(
+    services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
+) -> dict[str, Any]:
+    """Delete a transcript, its suggestions and its canonical entities; what its user taught stays."""
+    deletion = services.delete_transcript(scope.inward(transcript_id, "transcript_id"))
+    return scope.outward_json(deletion.as_json())  # type: ignore[no-any-return]
+
+
 @router.get("/transcripts/{transcript_id}/suggestions")
 def list_suggestions(
     services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
