@@ -75,7 +75,7 @@ class ManualFix:
     transcript_id: Identifier
     segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     start_char: Annotated[int, Field(ge=0, le=MAX_OFFSET)]
-    end_char: Annotated[int, Field(gt=0, le=MAX_OFFSET)]
+    end_char: Annotated[int, Field(gt=0, le=MAX_OFFSET, description="after start_char (exclusive end)")]
     original: Annotated[str, StringConstraints(min_length=1)]
     final: Annotated[str, StringConstraints(min_length=1)]
     entity_type: str = "KEYWORD"

@@ -245,6 +245,9 @@ def test_every_error_is_the_json_envelope_and_a_store_failure_leaks_nothing(clie
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
     wrong = client.delete("/v1/corrections", headers=AUTH)
     assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    for raw in (b'{"transcript_id": "\xff\xfe"}', b"[" * 5000 + b"]" * 5000, b'{"transcript_id": '):
+        bad = client.post("/v1/reliability/analyze", content=raw, headers={**AUTH, "Content-Type": "application/json"})
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "INVALID_INPUT", bad.text
     client.app.state.services.runtime.vectors.drop_collection(CORRECTIONS_COLLECTION)  # type: ignore[attr-defined]
     fix = {"user_id": "dave", "transcript_id": "d-1", "segment_id": "1", "start_char": 0, "end_char": 6,
            "original": "Cytova", "final": "Cytiva", "segment_text": "Cytova grew"}  # fmt: skip

@@ -19,6 +19,7 @@ from namesake import __version__
 from namesake.api import errors
 from namesake.api.deps import require_admin, require_key
 from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
+from namesake.api.schemas import errors as error_responses
 from namesake.jobs.scheduler import start_scheduler
 from namesake.logs import request_id
 from namesake.metrics import Metrics
@@ -125,11 +126,21 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             max_age=600,
         )
     secured, admin = [Depends(require_key)], [Depends(require_admin)]
+    # every keyed route can answer these; routes add their own (404, 409, 413)
+    keyed = error_responses(401, 403, 422, 503)
     for router in (transcripts.router, suggestions.router, users.router):
-        app.include_router(router, dependencies=secured)
-    app.include_router(jobs.router, dependencies=admin)
+        app.include_router(router, dependencies=secured, responses=keyed)
+    app.include_router(jobs.router, dependencies=admin, responses=keyed)
 
-    @app.get("/metrics", tags=["ops"], dependencies=admin)
+    @app.get(
+        "/metrics",
+        tags=["ops"],
+        dependencies=admin,
+        responses={
+            200: {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}},
+            **error_responses(401, 403),
+        },
+    )
     def prometheus() -> Response:
         """Prometheus exposition of this process's counters."""
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -63,6 +63,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # FastAPI's "error parsing the body" (bad UTF-8, not JSON): invalid input
+            return JSONResponse(error_body("INVALID_INPUT", "the body is not UTF-8 JSON", "body"), 422)
         code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
         return JSONResponse(error_body(code, str(exc.detail), None), exc.status_code, headers=exc.headers)
 

@@ -89,3 +89,40 @@ class AnalysisOut(BaseModel):
         description="every segment with its auto-applied suggestions written in (suggestion offsets are the input's)"
     )
     stats: dict[str, Any]
+
+
+class ReadyOut(BaseModel):
+    """Readiness: which store answered ("ok") and which did not ("failed"); reasons stay in the log."""
+
+    status: str
+    checks: dict[str, str]
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong: a stable code, a message for people, and the field at fault when there is one."""
+
+    code: str
+    message: str
+    field: str | None
+
+
+class ErrorOut(BaseModel):
+    """Every error body (namesake.api.errors.error_body)."""
+
+    error: ErrorDetail
+
+
+ERROR_MEANINGS = {
+    401: "no bearer key",
+    403: "the key is not allowed (or a tenant key on an admin route)",
+    404: "not found (another tenant's is not found either)",
+    409: "conflicts with what is stored (another user's transcript, an impossible transition, a job running)",
+    413: "the body or one of its parts is over a limit",
+    422: "invalid input; `field` names it",
+    503: "a store is unavailable: nothing was changed",
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI `responses` entries of these error statuses, all with the error envelope."""
+    return {code: {"model": ErrorOut, "description": ERROR_MEANINGS[code]} for code in codes}

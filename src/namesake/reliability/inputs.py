@@ -53,7 +53,7 @@ class TranscriptIn(BaseModel):
     transcript_id: Identifier
     user_id: Identifier | None = None
     language: Annotated[str, StringConstraints(min_length=2, max_length=16)] = "en"
-    segments: list[SegmentIn]
+    segments: list[SegmentIn] = Field(min_length=1)  # in the schema too; check_limits says it in words
     canonical_entities: dict[str, list[str]] | None = None
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from namesake.api.deps import RuntimeDep
+from namesake.api.schemas import ReadyOut
 from namesake.errors import NamesakeError
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,13 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get(
+    "/readyz",
+    responses={
+        200: {"model": ReadyOut, "description": "ready"},
+        503: {"model": ReadyOut, "description": "a store failed"},
+    },
+)
 def readyz(runtime: RuntimeDep) -> JSONResponse:
     """PostgreSQL answers and the vector store lists its collections; 503 naming which failed.
 

@@ -8,25 +8,26 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from namesake.api.deps import ServicesDep
+from namesake.api.schemas import errors
 
 router = APIRouter(prefix="/v1", tags=["ops"])
 
 
-@router.post("/jobs/promotion/run")
+@router.post("/jobs/promotion/run", responses=errors(409))
 async def run_promotion(services: ServicesDep) -> dict[str, Any]:
     """Promote eligible corrections now."""
     outcome = await run_in_threadpool(services.promote)
     return {"job": "promotion", "run_id": outcome.run_id, "counts": outcome.counts()}
 
 
-@router.post("/jobs/reconciliation/run")
+@router.post("/jobs/reconciliation/run", responses=errors(409))
 async def run_reconciliation(services: ServicesDep) -> dict[str, Any]:
     """Reconcile the corrections index with PostgreSQL now."""
     outcome = await run_in_threadpool(services.reconcile)
     return {"job": "reconciliation", "run_id": outcome.run_id, "counts": outcome.counts()}
 
 
-@router.post("/jobs/retention/run")
+@router.post("/jobs/retention/run", responses=errors(409))
 async def run_retention(services: ServicesDep) -> dict[str, Any]:
     """Delete the transcripts older than TRANSCRIPT_RETENTION_DAYS now."""
     outcome = await run_in_threadpool(services.expire_transcripts)

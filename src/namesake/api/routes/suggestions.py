@@ -7,7 +7,7 @@ import dataclasses
 from fastapi import APIRouter
 
 from namesake.api.deps import ScopeDep, ServicesDep
-from namesake.api.schemas import DecisionIn, EditIn, ReviewOut
+from namesake.api.schemas import DecisionIn, EditIn, ReviewOut, errors
 from namesake.review import ReviewResult
 from namesake.transcripts import ManualFix
 
@@ -30,25 +30,25 @@ def _decide(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: De
     )
 
 
-@router.post("/suggestions/{suggestion_id}/accept")
+@router.post("/suggestions/{suggestion_id}/accept", responses=errors(404, 409, 413))
 def accept(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Accept: the suggestion is validated and remembered for its user (idempotent)."""
     return _decide(services, scope, suggestion_id, body, "accept")
 
 
-@router.post("/suggestions/{suggestion_id}/edit")
+@router.post("/suggestions/{suggestion_id}/edit", responses=errors(404, 409, 413))
 def edit(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: EditIn) -> ReviewOut:
     """Edit: the reviewer's final is validated and remembered."""
     return _decide(services, scope, suggestion_id, body, "edit")
 
 
-@router.post("/suggestions/{suggestion_id}/reject")
+@router.post("/suggestions/{suggestion_id}/reject", responses=errors(404, 409, 413))
 def reject(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Reject: never proposed to this user again for the same original and final."""
     return _decide(services, scope, suggestion_id, body, "reject")
 
 
-@router.post("/corrections", status_code=201)
+@router.post("/corrections", status_code=201, responses=errors(409, 413))
 def manual_correction(services: ServicesDep, scope: ScopeDep, body: ManualFix) -> ReviewOut:
     """A fix of a span nothing suggested: remembered, and suggested to this user from now on."""
     stored = dataclasses.replace(

@@ -7,14 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from namesake.api.deps import ScopeDep, ServicesDep
-from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut
+from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut, errors
 from namesake.reliability.inputs import ID_PATTERN, Identifier, TranscriptIn
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 TranscriptId = Path(pattern=ID_PATTERN, max_length=233)
 
 
-@router.put("/transcripts/{transcript_id}/canonical-entities")
+@router.put("/transcripts/{transcript_id}/canonical-entities", responses=errors(409, 413))
 def put_canonical_entities(
     services: ServicesDep, scope: ScopeDep, body: CanonicalEntitiesIn, transcript_id: Identifier = TranscriptId
 ) -> IndexedOut:
@@ -26,7 +26,7 @@ def put_canonical_entities(
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
-@router.post("/reliability/analyze")
+@router.post("/reliability/analyze", responses=errors(409, 413))
 def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
     """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
     stored = body.model_copy(
@@ -56,14 +56,14 @@ def list_transcripts(
     return scope.outward_json(rows)  # type: ignore[no-any-return]
 
 
-@router.get("/transcripts/{transcript_id}")
+@router.get("/transcripts/{transcript_id}", responses=errors(404))
 def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> dict[str, Any]:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
     view = services.reliability.transcripts.transcript_view(scope.inward(transcript_id, "transcript_id"))
     return scope.outward_json(view)  # type: ignore[no-any-return]
 
 
-@router.delete("/transcripts/{transcript_id}")
+@router.delete("/transcripts/{transcript_id}", responses=errors(404))
 def delete_transcript(
     services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
 ) -> dict[str, Any]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 
 from namesake.api.deps import ScopeDep, ServicesDep
+from namesake.api.schemas import errors
 from namesake.corrections_memory.forget import forget_correction
 from namesake.corrections_memory.service import list_corrections
 from namesake.reliability.inputs import Identifier
@@ -14,7 +15,10 @@ from namesake.vocabulary import VocabularyFormat
 
 router = APIRouter(prefix="/v1", tags=["users"])
 PageSize = Annotated[int | None, Query(ge=1, le=1000, description="page size (all when absent)")]
-Before = Annotated[int | None, Query(ge=1, description="only corrections with a smaller id: the next page")]
+# correction ids are PostgreSQL bigints
+MAX_ID = 2**63 - 1
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only corrections with a smaller id: the next page")]
+CorrectionId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.get("/users/{user_id}/corrections")
@@ -37,8 +41,8 @@ def corrections(
     return scope.outward_json(rows)  # type: ignore[no-any-return]
 
 
-@router.delete("/users/{user_id}/corrections/{correction_id}")
-def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: int) -> dict[str, Any]:
+@router.delete("/users/{user_id}/corrections/{correction_id}", responses=errors(404))
+def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> dict[str, Any]:
     """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
     rt = services.runtime
     receipt = forget_correction(rt.db, rt.vectors, scope.inward(user_id, "user_id"), correction_id)

@@ -1,0 +1,82 @@
+"""The contract is the test: schemathesis against a real server, every operation, a fixed seed.
+
+Valid and invalid requests generated from the OpenAPI document; every answer must be a documented
+status (with the documented content type) and none a server error.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from namesake.api.app import create_app
+from namesake.db import Database
+from namesake.embeddings import Embedder
+from namesake.runtime import Runtime
+from namesake.settings import Settings
+from namesake.vectors.edge import EdgeVectorStore
+
+schemathesis = pytest.importorskip("schemathesis")
+from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance  # noqa: E402
+
+KEY = "contract-key"
+# examples per operation and generation mode: bounded, so the whole run stays within a minute or two
+EXAMPLES = 25
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[tuple[str, dict[str, object]]]:
+    s = settings.model_copy(update={"namesake_api_keys": [KEY], "max_request_bytes": 200_000, "max_segments": 50})
+    store = EdgeVectorStore(s.qdrant_store_dir)
+    app = create_app(s, Runtime(s, db, store, embedder, None))
+    srv = uvicorn.Server(uvicorn.Config(app, port=_free_port(), log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{srv.config.port}", app.openapi()
+    srv.should_exit = True
+    thread.join(timeout=10)
+    store.close()
+
+
+def test_every_operation_answers_only_documented_statuses_and_never_a_server_error(
+    server: tuple[str, dict[str, object]],
+) -> None:
+    base, document = server
+    schema = schemathesis.openapi.from_dict(document)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 20
+    checks = [not_a_server_error, status_code_conformance, content_type_conformance]
+    calls = {"n": 0}
+    for operation in operations:
+        modes = [schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE]
+        strategy = st.one_of(*(operation.as_strategy(generation_mode=m) for m in modes))
+
+        @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @given(case=strategy)
+        def run(case: schemathesis.Case) -> None:
+            calls["n"] += 1
+            headers = {"Authorization": f"Bearer {KEY}"}
+            # a failure raises with the operation, the answer and a curl line to reproduce it
+            case.call_and_validate(base_url=base, headers=headers, checks=checks, timeout=60)
+
+        run()
+    assert calls["n"] >= len(operations) * 5  # every operation was exercised
