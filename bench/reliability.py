@@ -1,0 +1,414 @@
+"""Reliability: faults, races, isolation and a soak, against a real `namesake serve` over HTTP.
+
+- fault: paced manual corrections from 8 writers while PostgreSQL backends are terminated every
+  second and the API is killed with SIGKILL mid-run (then restarted; --restart-postgres also restarts
+  the machine's PostgreSQL for a few seconds). Then reconciliation, and the count: acknowledged writes
+  lost, orphan points, active rows without a point, duplicate active rows, and requests that answered
+  an error yet left a row.
+- race: 50 identical fixes at once (one row, counted once), and the same fix from 50 transcripts at
+  once (one row, frequency 50, one point).
+- isolation: 1,000 users over two tenants (the same user ids in both), 100 of tenant A erased: residue
+  of the erased and collateral damage to everyone else, both stores.
+- soak: mixed traffic (analyses of new transcripts, fixes, reads) for --minutes, the server's RSS
+  sampled every 10 s; the slope over the last half must be flat.
+
+Needs DATABASE_URL (a server: its backends are terminated); each scenario gets a fresh database on it
+and a fresh data folder. Usage: python bench/reliability.py [fault|race|isolation|soak|all] [--writes
+2000] [--minutes 10] [--restart-postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, text
+
+from namesake.db import sqlalchemy_url
+from namesake.settings import CORRECTIONS_COLLECTION
+from namesake.vectors.edge import EdgeVectorStore
+
+ADMIN, ACME, BETA = "bench-admin", "bench-acme", "bench-beta"
+KEYS = f"{ADMIN},{ACME}:tenant-acme,{BETA}:tenant-beta"
+
+
+def auth(key: str) -> dict[str, str]:
+    """The bearer header of a key."""
+    return {"Authorization": f"Bearer {key}"}
+
+
+@dataclass
+class Stack:
+    """A fresh database and data folder, and the server running on them."""
+
+    url: str
+    data: Path
+    port: int
+    server: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        return os.environ | {
+            "DATABASE_URL": self.url,
+            "NAMESAKE_DATA_DIR": str(self.data),
+            "NAMESAKE_API_KEYS": KEYS,
+            "NAMESAKE_JOBS_ENABLED": "false",
+        }
+
+    def start(self) -> None:
+        cli = str(Path(sys.executable).parent / "namesake")
+        self.server = subprocess.Popen(
+            [cli, "serve", "--port", str(self.port)],
+            env=self.env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 180:
+            try:
+                if httpx.get(f"{self.base}/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise SystemExit("the server did not become ready")
+
+    def kill(self) -> None:
+        if self.server is not None and self.server.poll() is None:
+            self.server.send_signal(signal.SIGKILL)
+            self.server.wait()
+
+    def stop(self) -> None:
+        if self.server is not None and self.server.poll() is None:
+            self.server.terminate()
+            self.server.wait(timeout=60)
+
+    def sql(self, query: str, **params: Any) -> list[Any]:
+        engine = create_engine(sqlalchemy_url(self.url))
+        try:
+            with engine.begin() as conn:
+                return list(conn.execute(text(query), params).all())
+        finally:
+            engine.dispose()
+
+    def points(self) -> dict[str, dict[str, Any]]:
+        """Every corrections point (server stopped: the embedded store is this process's then)."""
+        store = EdgeVectorStore(self.data / "qdrant")
+        out: dict[str, dict[str, Any]] = {}
+        try:
+            offset = None
+            while True:
+                page, offset = store.scroll(CORRECTIONS_COLLECTION, limit=1000, offset=offset)
+                out.update({str(p.id): p.payload for p in page})
+                if offset is None:
+                    return out
+        finally:
+            store.close()
+
+
+@contextmanager
+def stack(server_url: str) -> Iterator[Stack]:
+    """A scratch database on the server of DATABASE_URL and a temporary data folder, dropped after."""
+    name = f"namesake_bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(sqlalchemy_url(server_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    with tempfile.TemporaryDirectory() as tmp:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        st = Stack(server_url.rsplit("/", 1)[0] + f"/{name}", Path(tmp) / "data", port)
+        try:
+            yield st
+        finally:
+            st.stop()
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            admin.dispose()
+
+
+def fix(user: str, original: str, transcript: str, final: str | None = None) -> dict[str, Any]:
+    """A manual correction body whose span holds `original`."""
+    sentence = f"We met {original} about the numbers."
+    return {
+        "user_id": user,
+        "transcript_id": transcript,
+        "segment_id": "1",
+        "start_char": 7,
+        "end_char": 7 + len(original),
+        "original": original,
+        "final": final or f"{original} Inc",
+        "entity_type": "ORG",
+        "segment_text": sentence,
+    }
+
+
+def consistency(st: Stack) -> dict[str, int]:
+    """Orphan points, active rows without a point, duplicate active rows (server stopped)."""
+    rows = st.sql("SELECT qdrant_point_id::text, status FROM reliability_corrections_quarantine")
+    points = st.points()
+    active = {p for p, s in rows if s == "active"}
+    dup = st.sql(
+        "SELECT count(*) FROM (SELECT 1 FROM reliability_corrections_quarantine WHERE status = 'active' "
+        "GROUP BY user_id, entity_type, original_norm HAVING count(*) > 1) d"
+    )[0][0]
+    return {
+        "orphan_points": len(set(points) - {p for p, _ in rows}),
+        "active_rows_without_point": len(active - set(points)),
+        "duplicate_active_rows": int(dup),
+    }
+
+
+def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any]:
+    """Paced writes under backend terminations and a SIGKILL of the API; then reconcile and count."""
+    with stack(server_url) as st:
+        st.start()
+        outcome: dict[int, str] = {}  # i -> acked | refused | unknown
+        stop = threading.Event()
+        dbname = st.url.rsplit("/", 1)[1]
+
+        def terminator() -> None:
+            while not stop.wait(1.0):
+                with contextlib.suppress(Exception):  # the database itself may be restarting
+                    st.sql(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = :d AND pid <> pg_backend_pid()",
+                        d=dbname,
+                    )
+
+        def write(i: int) -> None:
+            time.sleep(random.random() * 0.01)
+            try:
+                r = httpx.post(
+                    f"{st.base}/v1/corrections",
+                    json=fix(f"u{i % 200}", f"Zorb{i}", f"t{i % 50}"),
+                    headers=auth(ADMIN),
+                    timeout=30,
+                )
+                outcome[i] = "acked" if r.status_code == 201 else "refused"
+            except httpx.HTTPError:
+                outcome[i] = "unknown"  # no answer (the API was killed): neither acked nor refused
+
+        killer = threading.Thread(target=terminator, daemon=True)
+        killer.start()
+        with ThreadPoolExecutor(8) as pool:
+            for i in range(writes):
+                pool.submit(write, i)
+                if i == writes // 3:
+                    st.kill()  # kill -9 mid-run, then back up
+                    st.start()
+                if restart_postgres and i == 2 * writes // 3:
+                    version = os.listdir("/etc/postgresql")[0]
+                    subprocess.run(
+                        ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"], check=False
+                    )
+        stop.set()
+        counts = {k: sum(v == k for v in outcome.values()) for k in ("acked", "refused", "unknown")}
+        # reconcile (what an operator's job does after an incident), then stop and count
+        subprocess.run(
+            [str(Path(sys.executable).parent / "namesake"), "jobs", "reconcile", "--json"],
+            env=st.env(),
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        st.stop()
+        present = {
+            o for (o,) in st.sql("SELECT original FROM reliability_corrections_quarantine WHERE status='active'")
+        }
+        lost = sum(1 for i, v in outcome.items() if v == "acked" and f"Zorb{i}" not in present)
+        traced = sum(1 for i, v in outcome.items() if v == "refused" and f"Zorb{i}" in present)
+        return {**counts, "acked_lost": lost, "refused_but_written": traced, **consistency(st)}
+
+
+def race(server_url: str) -> dict[str, Any]:
+    """50 identical fixes at once, and one fix from 50 transcripts at once."""
+    with stack(server_url) as st:
+        st.start()
+        with ThreadPoolExecutor(50) as pool:
+            same = list(
+                pool.map(
+                    lambda _: (
+                        httpx.post(
+                            f"{st.base}/v1/corrections",
+                            json=fix("ann", "Qorvex", "t1"),
+                            headers=auth(ADMIN),
+                            timeout=60,
+                        ).status_code
+                    ),
+                    range(50),
+                )
+            )
+            spread = list(
+                pool.map(
+                    lambda i: (
+                        httpx.post(
+                            f"{st.base}/v1/corrections",
+                            json=fix("bob", "Qorvex", f"s{i}"),
+                            headers=auth(ADMIN),
+                            timeout=60,
+                        ).status_code
+                    ),
+                    range(50),
+                )
+            )
+        st.stop()
+        rows = st.sql(
+            "SELECT user_id, frequency FROM reliability_corrections_quarantine WHERE status = 'active' ORDER BY user_id"
+        )
+        return {
+            "identical_ok": same.count(201),
+            "spread_ok": spread.count(201),
+            "rows": [tuple(r) for r in rows],
+            **consistency(st),
+        }
+
+
+def isolation(server_url: str, users: int = 1000, erased: int = 100) -> dict[str, Any]:
+    """users over two tenants (the same ids in both), `erased` of tenant acme erased."""
+    with stack(server_url) as st:
+        st.start()
+        half = users // 2
+
+        def teach(i: int) -> int:
+            key = ACME if i < half else BETA
+            body = fix(f"user{i % half}", f"Vexa{i % half}", f"t{i % half}")
+            return httpx.post(f"{st.base}/v1/corrections", json=body, headers=auth(key), timeout=60).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            taught = list(pool.map(teach, range(users)))
+            receipts = list(
+                pool.map(
+                    lambda i: httpx.delete(f"{st.base}/v1/users/user{i}", headers=auth(ACME), timeout=120).json(),
+                    range(erased),
+                )
+            )
+            cross = sum(
+                bool(httpx.get(f"{st.base}/v1/users/user{i}/corrections", headers=auth(ACME)).json())
+                for i in range(erased)
+            )
+        st.stop()
+        gone = {f"acme~user{i}" for i in range(erased)}
+        rows = st.sql("SELECT user_id FROM reliability_corrections_quarantine")
+        points = st.points()
+        residue_rows = sum(u in gone for (u,) in rows)
+        residue_points = sum(p.get("user_id") in gone for p in points.values())
+        return {
+            "taught_ok": taught.count(201),
+            "receipts_zero": sum(r["remaining"] == {"qdrant_points": 0, "rows": 0} for r in receipts),
+            "residue_rows": residue_rows,
+            "residue_points": residue_points,
+            "others_rows": len(rows) - residue_rows,
+            "others_points": len(points) - residue_points,
+            "expected_others": users - erased,
+            "erased_read_back": cross,
+            **consistency(st),
+        }
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def soak(server_url: str, minutes: float) -> dict[str, Any]:
+    """Mixed traffic for `minutes`, RSS every 10 s; the slope over the last half."""
+    with stack(server_url) as st:
+        st.start()
+        assert st.server is not None
+        stop, samples, done = threading.Event(), [], {"analyses": 0, "fixes": 0, "errors": 0}
+        text_ = ["Good morning, this is Reiner Blair with the results.", "Our Cytova unit grew, and Backman too."]
+
+        def traffic(worker: int) -> None:
+            n = 0
+            with httpx.Client(base_url=st.base, headers=auth(ACME), timeout=60) as c:
+                while not stop.is_set():
+                    n += 1
+                    tid = f"w{worker}-{n}"
+                    body = {
+                        "transcript_id": tid,
+                        "user_id": f"u{n % 20}",
+                        "segments": [{"id": str(i), "text": t} for i, t in enumerate(text_)],
+                        "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman"]},
+                    }
+                    r = c.post("/v1/reliability/analyze", json=body)
+                    done["analyses"] += r.status_code == 200
+                    r2 = c.post("/v1/corrections", json=fix(f"u{n % 20}", f"Xyl{n % 300}", tid))
+                    done["fixes"] += r2.status_code == 201
+                    c.get(f"/v1/users/u{n % 20}/corrections?limit=50")
+                    done["errors"] += (r.status_code >= 500) + (r2.status_code >= 500)
+
+        workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(4)]
+        for w in workers:
+            w.start()
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < minutes * 60:
+            samples.append((time.monotonic() - t0, rss_mb(st.server.pid)))
+            time.sleep(10)
+        stop.set()
+        for w in workers:
+            w.join(timeout=60)
+        half = [s for s in samples if s[0] >= samples[-1][0] / 2]
+        n = len(half)
+        mx, my = sum(t for t, _ in half) / n, sum(r for _, r in half) / n
+        slope = sum((t - mx) * (r - my) for t, r in half) / max(1e-9, sum((t - mx) ** 2 for t, _ in half))
+        return {
+            **done,
+            "rss_start": samples[0][1],
+            "rss_mid": half[0][1],
+            "rss_end": samples[-1][1],
+            "slope_last_half_mb_per_min": slope * 60,
+            "samples": len(samples),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenario", nargs="?", default="all", choices=["fault", "race", "isolation", "soak", "all"])
+    parser.add_argument("--writes", type=int, default=2000)
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--restart-postgres", action="store_true", help="also restart the machine's PostgreSQL")
+    args = parser.parse_args()
+    server_url = os.environ.get("DATABASE_URL")
+    if not server_url:
+        sys.exit("set DATABASE_URL to a PostgreSQL server (its backends are terminated during the fault run)")
+    runs = {
+        "fault": lambda: fault(server_url, args.writes, args.restart_postgres),
+        "race": lambda: race(server_url),
+        "isolation": lambda: isolation(server_url),
+        "soak": lambda: soak(server_url, args.minutes),
+    }
+    for name in runs if args.scenario == "all" else [args.scenario]:
+        t0 = time.monotonic()
+        result = runs[name]()
+        print(f"\n{name} ({time.monotonic() - t0:.0f} s)")
+        for key, value in result.items():
+            print(f"  {key:<32}{value if not isinstance(value, float) else f'{value:.2f}'}")
+
+
+if __name__ == "__main__":
+    main()
