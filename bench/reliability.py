@@ -75,15 +75,17 @@ class Stack:
         }
 
     def start(self) -> None:
+        """Start the server; like an orchestrator, start it again if it dies before it is ready."""
         cli = str(Path(sys.executable).parent / "namesake")
-        self.server = subprocess.Popen(
-            [cli, "serve", "--port", str(self.port)],
-            env=self.env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
         t0 = time.monotonic()
-        while time.monotonic() - t0 < 180:
+        while time.monotonic() - t0 < 300:
+            if self.server is None or self.server.poll() is not None:
+                self.server = subprocess.Popen(
+                    [cli, "serve", "--port", str(self.port)],
+                    env=self.env(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
             try:
                 if httpx.get(f"{self.base}/readyz", timeout=2).status_code == 200:
                     return
@@ -185,6 +187,7 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
     with stack(server_url) as st:
         st.start()
         outcome: dict[int, str] = {}  # i -> acked | refused | unknown
+        statuses: dict[int, int] = {}
         stop = threading.Event()
         dbname = st.url.rsplit("/", 1)[1]
 
@@ -202,11 +205,12 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
             try:
                 r = httpx.post(
                     f"{st.base}/v1/corrections",
-                    json=fix(f"u{i % 200}", f"Zorb{i}", f"t{i % 50}"),
+                    json=fix(f"u{i % 200}", f"Zorb{i}", f"t{i % 200}"),
                     headers=auth(ADMIN),
                     timeout=30,
                 )
                 outcome[i] = "acked" if r.status_code == 201 else "refused"
+                statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
             except httpx.HTTPError:
                 outcome[i] = "unknown"  # no answer (the API was killed): neither acked nor refused
 
@@ -214,6 +218,7 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
         killer.start()
         with ThreadPoolExecutor(8) as pool:
             for i in range(writes):
+                time.sleep(0.01)  # paced: about 100 writes a second offered
                 pool.submit(write, i)
                 if i == writes // 3:
                     st.kill()  # kill -9 mid-run, then back up
@@ -225,21 +230,34 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
                     )
         stop.set()
         counts = {k: sum(v == k for v in outcome.values()) for k in ("acked", "refused", "unknown")}
-        # reconcile (what an operator's job does after an incident), then stop and count
-        subprocess.run(
+        # stop (the embedded store is the server's while it runs), reconcile as an operator would after an
+        # incident, then count
+        st.stop()
+        before = consistency(st)
+        done = subprocess.run(
             [str(Path(sys.executable).parent / "namesake"), "jobs", "reconcile", "--json"],
             env=st.env(),
-            check=True,
             capture_output=True,
+            text=True,
             timeout=600,
         )
-        st.stop()
+        if done.returncode != 0:
+            raise SystemExit(f"reconciliation failed: {done.stderr[-2000:]}")
         present = {
             o for (o,) in st.sql("SELECT original FROM reliability_corrections_quarantine WHERE status='active'")
         }
         lost = sum(1 for i, v in outcome.items() if v == "acked" and f"Zorb{i}" not in present)
         traced = sum(1 for i, v in outcome.items() if v == "refused" and f"Zorb{i}" in present)
-        return {**counts, "acked_lost": lost, "refused_but_written": traced, **consistency(st)}
+        found = {f"before_reconcile_{k}": v for k, v in before.items()}
+        codes = dict(sorted(statuses.items()))
+        return {
+            **counts,
+            "statuses": codes,
+            "acked_lost": lost,
+            "refused_but_written": traced,
+            **found,
+            **consistency(st),
+        }
 
 
 def race(server_url: str) -> dict[str, Any]:
@@ -407,7 +425,7 @@ def main() -> None:
         result = runs[name]()
         print(f"\n{name} ({time.monotonic() - t0:.0f} s)")
         for key, value in result.items():
-            print(f"  {key:<32}{value if not isinstance(value, float) else f'{value:.2f}'}")
+            print(f"  {key:<44}{value if not isinstance(value, float) else f'{value:.2f}'}")
 
 
 if __name__ == "__main__":
