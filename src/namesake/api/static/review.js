@@ -156,6 +156,7 @@ async function openTranscript(id, keepPosition = false) {
   showMode("transcript");
   renderTranscript();
   renderQueue();
+  $("#segments").focus({ preventScroll: true }); // j / k now move through this transcript's suggestions
 }
 
 function firstOpen(from, step) {
@@ -492,7 +493,7 @@ function onKey(ev) {
   if (state.mode === "memory") {
     keys.x = keys.Delete = () => forgetSelected();
   } else {
-    keys.Enter = () => { if (state.queue[state.queueIndex]) openTranscript(state.queue[state.queueIndex].transcript_id).then(() => $("#segments").focus()); };
+    keys.Enter = () => state.queue[state.queueIndex] && openTranscript(state.queue[state.queueIndex].transcript_id);
     keys.a = () => decide("accept");
     keys.e = () => editCurrent();
     keys.r = () => decide("reject");
