@@ -50,3 +50,15 @@ def test_promote_reconcile_and_erase_from_the_cli(env: None, tmp_path: Path, db:
     with db.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM job_runs WHERE status = 'succeeded'").scalar() == 3
         assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
+
+
+def test_the_retention_job_from_the_cli(env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"transcript_id": "kept", "segments": [{"id": "1", "text": "Reiner spoke."}]}))
+    assert CliRunner().invoke(app, ["analyze", str(path)]).exit_code == 0
+    result = CliRunner().invoke(app, ["jobs", "retention", "--json"])  # no retention set: nothing expires
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"] == {"expired": 0}
+    monkeypatch.setenv("TRANSCRIPT_RETENTION_DAYS", "0")
+    result = CliRunner().invoke(app, ["jobs", "retention", "--json"])
+    assert result.exit_code == 2 and "TRANSCRIPT_RETENTION_DAYS" in result.output  # 0 is not a number of days
