@@ -26,9 +26,11 @@ def parse_transcript(raw: str, settings: Settings, where: str) -> CheckedTranscr
     """One JSON document → a checked transcript; any problem is an InvalidInputError naming `where` and the field."""
     try:
         data = json.loads(raw)
+        nul = find_nul(data)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
-    nul = find_nul(data)
+    except RecursionError as exc:  # "[[[[…]]]]": no transcript nests that deep
+        raise InvalidInputError(f"{where}: not a transcript (JSON nested too deeply)") from exc
     if nul is not None:
         raise InvalidInputError(f"{where}: {nul}: a NUL character is not accepted", field=nul)
     try:
@@ -42,9 +44,14 @@ def parse_transcript(raw: str, settings: Settings, where: str) -> CheckedTranscr
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their numbers; a line that is not UTF-8 is named by its number."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
+    with opener(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidInputError(f"{path}:{n}: not UTF-8 (byte {exc.start + 1} of the line)") from exc
             if line.strip():
                 yield n, line
 
