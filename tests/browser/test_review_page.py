@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +11,6 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-import uvicorn
 
 from namesake.api.app import create_app
 from namesake.db import Database
@@ -22,6 +18,7 @@ from namesake.embeddings import Embedder
 from namesake.runtime import Runtime
 from namesake.settings import Settings
 from namesake.vectors.edge import EdgeVectorStore
+from tests.live import live_server
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -43,12 +40,6 @@ TEXT = [
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[str]:
     """A real uvicorn server on a free port, on the test database and an embedded vector store."""
@@ -57,19 +48,8 @@ def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[str
         update={"namesake_api_keys": [f"{KEY}:tenant-acme"], "reliability_auto_apply_threshold": 0.99}
     )
     store = EdgeVectorStore(s.qdrant_store_dir)
-    port = _free_port()
-    config = uvicorn.Config(create_app(s, Runtime(s, db, store, embedder, None)), port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        if srv.started:
-            break
-        time.sleep(0.1)
-    yield base
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with live_server(create_app(s, Runtime(s, db, store, embedder, None))) as base:
+        yield base
     store.close()
 
 

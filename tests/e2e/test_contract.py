@@ -6,13 +6,9 @@ status (with the documented content type) and none a server error.
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +18,7 @@ from namesake.embeddings import Embedder
 from namesake.runtime import Runtime
 from namesake.settings import Settings
 from namesake.vectors.edge import EdgeVectorStore
+from tests.live import live_server
 
 schemathesis = pytest.importorskip("schemathesis")
 from schemathesis.checks import not_a_server_error  # noqa: E402
@@ -32,27 +29,13 @@ KEY = "contract-key"
 EXAMPLES = 25
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[tuple[str, dict[str, object]]]:
     s = settings.model_copy(update={"namesake_api_keys": [KEY], "max_request_bytes": 200_000, "max_segments": 50})
     store = EdgeVectorStore(s.qdrant_store_dir)
     app = create_app(s, Runtime(s, db, store, embedder, None))
-    srv = uvicorn.Server(uvicorn.Config(app, port=_free_port(), log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{srv.config.port}", app.openapi()
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with live_server(app) as base:
+        yield base, app.openapi()
     store.close()
 
 

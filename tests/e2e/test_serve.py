@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,11 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.live import free_port
 
 
 def _postgres_of(folder: Path) -> bool:
@@ -28,7 +23,7 @@ def _postgres_of(folder: Path) -> bool:
 
 @pytest.mark.slow
 def test_sigterm_stops_the_server_and_its_embedded_postgresql(tmp_path: Path) -> None:
-    port, data = _free_port(), tmp_path / "data"
+    port, data = free_port(), tmp_path / "data"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {"NAMESAKE_DATA_DIR": str(data)}
     log = (tmp_path / "serve.log").open("w")
     server = subprocess.Popen(

@@ -219,6 +219,13 @@ def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: 
     with memory.db.session() as s:
         statuses = list(s.scalars(select(JobRun.status).where(JobRun.job == "promotion")))
     assert statuses == ["succeeded"] and inside == ["b ran"]  # one run recorded: the guarded call skipped
+    kept = settings.model_copy(update={"transcript_retention_days": 90})
+    scheduler = start_scheduler(build_services(Runtime(kept, memory.db, memory.vectors, memory.embedder, None)))
+    try:
+        retention = {j.id: j for j in scheduler.get_jobs()}["retention"]
+        assert (retention.next_run_time.hour, retention.next_run_time.minute) == (4, 30)
+    finally:
+        scheduler.shutdown(wait=False)
 
 
 def test_a_global_entry_needs_users_of_two_tenants_once_tenants_exist(memory: Runtime) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
@@ -34,28 +35,16 @@ def start_scheduler(services: Services) -> BackgroundScheduler:
     """Promotion daily at PROMO_RUN_HOUR_UTC (retention half an hour later, when set), reconciliation every
     RECONCILE_INTERVAL_MINUTES."""
     s = services.runtime.settings
-    scheduler = BackgroundScheduler(timezone="UTC")
-    scheduler.add_job(
-        _guarded("promotion", services.promote),
-        CronTrigger(hour=s.reliability_corrections_memory_promo_run_hour_utc, minute=0, timezone="UTC"),
-        id="promotion",
-        max_instances=1,
-        coalesce=True,
-    )
-    scheduler.add_job(
-        _guarded("reconciliation", services.reconcile),
-        IntervalTrigger(minutes=s.reliability_corrections_memory_reconcile_interval_minutes),
-        id="reconciliation",
-        max_instances=1,
-        coalesce=True,
-    )
+    hour = s.reliability_corrections_memory_promo_run_hour_utc
+    jobs: list[tuple[str, Callable[[], object], BaseTrigger]] = [
+        ("promotion", services.promote, CronTrigger(hour=hour, minute=0, timezone="UTC")),
+        ("reconciliation", services.reconcile,
+         IntervalTrigger(minutes=s.reliability_corrections_memory_reconcile_interval_minutes)),
+    ]  # fmt: skip
     if s.transcript_retention_days is not None:
-        scheduler.add_job(
-            _guarded("retention", services.expire_transcripts),
-            CronTrigger(hour=s.reliability_corrections_memory_promo_run_hour_utc, minute=30, timezone="UTC"),
-            id="retention",
-            max_instances=1,
-            coalesce=True,
-        )
+        jobs.append(("retention", services.expire_transcripts, CronTrigger(hour=hour, minute=30, timezone="UTC")))
+    scheduler = BackgroundScheduler(timezone="UTC")
+    for name, fn, trigger in jobs:
+        scheduler.add_job(_guarded(name, fn), trigger, id=name, max_instances=1, coalesce=True)
     scheduler.start()
     return scheduler
