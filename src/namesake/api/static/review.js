@@ -3,6 +3,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const KEY_STORE = "namesake.key"; // sessionStorage: the key lives as long as the tab
+// in the order a reviewer finds them telling: the first three present are shown as "why"
 const SIGNAL_LABELS = {
   remembered: "you fixed this before",
   memory_bonus: "the memory backs it",
@@ -19,6 +20,8 @@ const SIGNAL_LABELS = {
   spoken_form: "the written form of what was said",
   length: "a long name",
 };
+
+const WHY_ORDER = Object.keys(SIGNAL_LABELS);
 
 const state = {
   key: sessionStorage.getItem(KEY_STORE) || "",
@@ -224,7 +227,7 @@ function select(i, scroll = true) {
 function why(s) {
   return Object.entries(s.signals || {})
     .filter(([k, v]) => SIGNAL_LABELS[k] && v > 0)
-    .sort((a, b) => b[1] - a[1])
+    .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0])) // the telling reasons first
     .slice(0, 3)
     .map(([k, v]) => el("li", {}, `${SIGNAL_LABELS[k]} (${Number(v).toFixed(2)})`));
 }
