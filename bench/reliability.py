@@ -247,7 +247,9 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
             o for (o,) in st.sql("SELECT original FROM reliability_corrections_quarantine WHERE status='active'")
         }
         lost = sum(1 for i, v in outcome.items() if v == "acked" and f"Zorb{i}" not in present)
-        traced = sum(1 for i, v in outcome.items() if v == "refused" and f"Zorb{i}" in present)
+        # a refused request leaves neither a correction nor its suggestion row
+        suggested = {o for (o,) in st.sql("SELECT original FROM suggestions")}
+        traced = sum(1 for i, v in outcome.items() if v == "refused" and f"Zorb{i}" in present | suggested)
         found = {f"before_reconcile_{k}": v for k, v in before.items()}
         codes = dict(sorted(statuses.items()))
         return {
