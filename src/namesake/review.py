@@ -7,7 +7,7 @@ from typing import Any
 
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError, NamesakeError
-from namesake.transcripts import ManualFix, TranscriptStore
+from namesake.transcripts import ManualFix, TranscriptStore, decide_in
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[str, set[str]] = {
@@ -51,7 +51,7 @@ class ReviewService:
             )
 
     def decide(self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None) -> ReviewResult:
-        """accept | edit (with final) | reject; the memory is written before the status, so a retry replays."""
+        """accept | edit (with final) | reject; the status and the correction it teaches are one transaction."""
         if action not in ACTION_STATUS:
             raise InvalidInputError(f"unknown action {action!r}", field="action")
         if action == "edit" and (final is None or not final.strip()):
@@ -62,27 +62,30 @@ class ReviewService:
         new_final = final.strip() if action == "edit" and final else sugg.final
         if not check_transition(sugg.status, action, same_final=new_final == sugg.final):
             return ReviewResult(sugg.as_json, None)
-        memory: str | None = None
-        if action != "reject":
-            result = self.writer.record(
-                CorrectionInput(
-                    user_id=sugg.user_id,
-                    entity_type=sugg.entity_type,
-                    original=sugg.original,
-                    final=new_final,
-                    action=action,
-                    source_suggestion_id=str(sugg.id),
-                    transcript_id=transcript_id,
-                    context=sugg.context_phrase or None,
-                )
-            )
-            memory = result.outcome.value
 
         def judge_race(status: str, current_final: str) -> None:
             check_transition(status, action, same_final=new_final == current_final)
 
-        row = self.transcripts.set_decision(sugg, status=ACTION_STATUS[action], final=new_final, on_race=judge_race)
-        return ReviewResult(row, memory)
+        status = ACTION_STATUS[action]
+        if action == "reject":
+            return ReviewResult(
+                self.transcripts.set_decision(sugg, status=status, final=new_final, on_race=judge_race), None
+            )
+        # the decision and the correction it teaches commit together, or neither does
+        result, row = self.writer.record_with(
+            CorrectionInput(
+                user_id=sugg.user_id,
+                entity_type=sugg.entity_type,
+                original=sugg.original,
+                final=new_final,
+                action=action,
+                source_suggestion_id=str(sugg.id),
+                transcript_id=transcript_id,
+                context=sugg.context_phrase or None,
+            ),
+            lambda session: decide_in(session, sugg, status=status, final=new_final, on_race=judge_race),
+        )
+        return ReviewResult(row, result.outcome.value)
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested, as a validated suggestion plus a memory write."""

@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from sqlalchemy import DateTime, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from namesake.db import Database
@@ -90,6 +91,25 @@ class ManualFix:
                 raise InvalidInputError("original does not match segment_text at the span", field="original")
         elif self.end_char <= self.start_char:
             raise InvalidInputError("end_char must be after start_char", field="end_char")
+
+
+def decide_in(
+    s: Session, seen: StoredSuggestion, *, status: str, final: str, on_race: Callable[[str, str], None]
+) -> dict[str, Any]:
+    """The decision written in session `s` (the memory write's own, when it teaches one) under a row lock."""
+    row = s.get(Suggestion, seen.id, with_for_update=True)
+    if row is None:
+        raise NotFoundError(f"suggestion {seen.id} not found in transcript {seen.transcript_id!r}")
+    if row.status != seen.status:  # decided meanwhile by another request
+        on_race(row.status, row.final)
+        return suggestion_json(row)
+    row.status, row.final, row.decided_at = status, final, func.now()
+    try:
+        s.flush()
+    except IntegrityError as exc:
+        raise ConflictError("another suggestion of this span already has that final", field="final") from exc
+    s.refresh(row)
+    return suggestion_json(row)
 
 
 class TranscriptStore:
@@ -267,22 +287,8 @@ class TranscriptStore:
         on_race: Callable[[str, str], None],
     ) -> dict[str, Any]:
         """Write the decision under a row lock; if another request decided first, `on_race(status, final)` judges it."""
-        try:
-            with self.db.session() as s:
-                row = s.get(Suggestion, seen.id, with_for_update=True)
-                if row is None:
-                    raise NotFoundError(f"suggestion {seen.id} not found in transcript {seen.transcript_id!r}")
-                if row.status != seen.status:  # decided meanwhile by another request
-                    on_race(row.status, row.final)
-                    return suggestion_json(row)
-                row.status, row.final, row.decided_at = status, final, func.now()
-                s.flush()
-                s.refresh(row)
-                return suggestion_json(row)
-        except ConflictError as exc:
-            if exc.field is not None:  # on_race's verdict, already worded for the caller
-                raise
-            raise ConflictError("another suggestion of this span already has that final", field="final") from exc
+        with self.db.session() as s:
+            return decide_in(s, seen, status=status, final=final, on_race=on_race)
 
     def save_manual(self, span: ManualFix) -> tuple[dict[str, Any], bool]:
         """The manual fix as a validated suggestion of its span, and whether this call created it.

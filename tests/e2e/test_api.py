@@ -337,3 +337,35 @@ def test_what_a_reviewer_taught_is_exported_in_every_engines_shape(client: TestC
     assert "Cytiva" in {t["term"] for t in with_list["terms"]}  # the transcript's canonical list added
     bad = get("siri")
     assert bad.status_code == 422 and bad.json()["error"]["field"] == "format"
+
+
+def test_a_decision_that_fails_teaches_nothing(client: TestClient) -> None:
+    """The suggestion's status and the correction it teaches commit together: a refused UPDATE leaves no memory."""
+    from sqlalchemy import text
+
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    runtime = client.app.state.services.runtime  # type: ignore[attr-defined]
+    first = _by_original(_analyze(client, "fail-1"))
+    with runtime.db.engine.begin() as conn:
+        conn.execute(text("""
+            CREATE OR REPLACE FUNCTION refuse_cytova() RETURNS trigger AS $$
+            BEGIN IF NEW.original = 'Cytova' THEN RAISE EXCEPTION 'decision refused'; END IF; RETURN NEW; END
+            $$ LANGUAGE plpgsql;
+            CREATE TRIGGER refuse_cytova BEFORE UPDATE ON suggestions FOR EACH ROW EXECUTE FUNCTION refuse_cytova();
+        """))  # fmt: skip
+    try:
+        points = runtime.vectors.count(CORRECTIONS_COLLECTION)
+        r = client.post(
+            f"/v1/suggestions/{first['Cytova']['id']}/accept", json={"transcript_id": "fail-1"}, headers=AUTH
+        )
+        assert r.status_code == 503
+        assert client.get("/v1/users/alice/corrections", headers=AUTH).json() == []
+        assert runtime.vectors.count(CORRECTIONS_COLLECTION) == points
+        assert _by_original({"suggestions": client.get("/v1/transcripts/fail-1/suggestions", headers=AUTH).json()})[
+            "Cytova"]["status"] == first["Cytova"]["status"]  # fmt: skip
+    finally:
+        with runtime.db.engine.begin() as conn:
+            conn.execute(text("DROP TRIGGER refuse_cytova ON suggestions"))
+    r = client.post(f"/v1/suggestions/{first['Cytova']['id']}/accept", json={"transcript_id": "fail-1"}, headers=AUTH)
+    assert r.status_code == 200 and r.json()["memory"] == "new"  # the retry teaches it, once

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
@@ -24,6 +24,7 @@ from namesake.text import compact, context_around, normalise
 from namesake.vectors.base import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 PAYLOAD_SCHEMA_VERSION = 1
 ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
 # accept / edit: a reviewer's decision on a suggestion; manual: a fix of a span nothing suggested.
@@ -131,6 +132,13 @@ class CorrectionMemoryWriter:
 
     def record(self, correction: CorrectionInput) -> WriteResult:
         """Record one correction; replay is a no-op, errors surface after compensation."""
+        return self.record_with(correction, lambda _session: None)[0]
+
+    def record_with(self, correction: CorrectionInput, then: Callable[[Session], T]) -> tuple[WriteResult, T]:
+        """Record one correction and run `then` in the same transaction (the decision that taught it).
+
+        If `then` fails, the correction is not kept either: one commit, or nothing and the index undone.
+        """
         s = self.settings
         c = validate_correction(correction, s.reliability_corrections_memory_final_text_max_len)
         original_norm, final_norm = normalise(c.original), normalise(c.final)
@@ -145,7 +153,8 @@ class CorrectionMemoryWriter:
                     text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
                     {"k": lock_key(c.user_id, c.entity_type, original_norm)},
                 )
-                return self._record_locked(session, c, original_norm, final_norm, vector, undo)
+                result = self._record_locked(session, c, original_norm, final_norm, vector, undo)
+                return result, then(session)
         except NamesakeError:
             for step in reversed(undo):
                 self._compensate(step)
