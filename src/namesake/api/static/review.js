@@ -279,8 +279,7 @@ async function decide(action, final) {
     return;
   }
   const at = state.current;
-  await loadTaught(state.view.user_id);
-  renderTranscript();
+  renderTranscript(); // the memory is read again when the next transcript opens, not on every key
   const next = firstOpen(at + 1, 1);
   select(state.order[next]?.status === "pending" ? next : firstOpen(0, 1));
   refreshQueueCounts();
