@@ -371,7 +371,7 @@ def demo() -> None:
             except NamesakeError as exc:
                 raise _fail(exc) from exc
             out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
-    out.print("Next: `namesake serve`, then open http://127.0.0.1:8000/docs to review suggestions over HTTP.")
+    out.print("Next: `namesake serve`, then open http://127.0.0.1:8000/review to review them (API: /docs).")
 
 
 def main() -> None:  # pragma: no cover - console entry point
