@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
-from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError, NamesakeError
-from namesake.transcripts import ManualFix, TranscriptStore, decide_in
+from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.transcripts import ManualFix, TranscriptStore, decide_in, save_manual_in
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[str, set[str]] = {
@@ -88,29 +90,29 @@ class ReviewService:
         return ReviewResult(row, result.outcome.value)
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
-        """Record a correction for a span nothing suggested, as a validated suggestion plus a memory write."""
+        """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the
+        memory write commit together, or nothing does (a retry of the same fix is a replay, counted once)."""
         self._check_final(fix.final)
-        # ownership first: nothing is remembered for a transcript not theirs
-        self.transcripts.register(fix.transcript_id, fix.user_id)
-        # the row first: its id makes a retried or doubled request a replay of the memory write, not a second count
-        row, created = self.transcripts.save_manual(fix)
-        try:
-            result = self.writer.record(
-                CorrectionInput(
-                    user_id=fix.user_id,
-                    entity_type=fix.entity_type,
-                    original=fix.original,
-                    final=fix.final,
-                    action="manual",
-                    source_suggestion_id=row["id"],
-                    transcript_id=fix.transcript_id,
-                    segment_text=fix.segment_text,
-                    start_char=fix.start_char,
-                    end_char=fix.end_char,
-                )
-            )
-        except NamesakeError:
-            if created:
-                self.transcripts.forget_manual(row["id"])
-            raise
-        return ReviewResult(row, result.outcome.value)
+        saved: dict[str, dict[str, Any]] = {}
+
+        def save(session: Session) -> str:
+            # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
+            saved["row"], _created = save_manual_in(session, fix)
+            return str(saved["row"]["id"])
+
+        result, _ = self.writer.record_with(
+            CorrectionInput(
+                user_id=fix.user_id,
+                entity_type=fix.entity_type,
+                original=fix.original,
+                final=fix.final,
+                action="manual",
+                transcript_id=fix.transcript_id,
+                segment_text=fix.segment_text,
+                start_char=fix.start_char,
+                end_char=fix.end_char,
+            ),
+            lambda _session: None,
+            source=save,
+        )
+        return ReviewResult(saved["row"], result.outcome.value)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
-from sqlalchemy import DateTime, delete, func, or_, select, update
+from sqlalchemy import DateTime, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -41,7 +41,7 @@ def suggestion_json(row: Suggestion) -> dict[str, Any]:
     }
 
 
-def _ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None) -> None:
+def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None) -> None:
     """Create the user and transcript rows on first reference; a transcript belongs to one user."""
     s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
     s.execute(insert(Transcript).values(id=transcript_id, user_id=user_id, language=language).on_conflict_do_nothing())
@@ -112,6 +112,38 @@ def decide_in(
     return suggestion_json(row)
 
 
+def save_manual_in(s: Session, span: ManualFix) -> tuple[dict[str, Any], bool]:
+    """The manual fix as a validated suggestion of its span (its transcript registered), and whether this created it.
+
+    A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
+    memory write that goes with it a replay rather than a second count.
+    """
+    ensure_transcript(s, span.transcript_id, span.user_id, None)
+    new = insert(Suggestion).values(
+        id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
+        start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
+        entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status="validated",
+        source="manual", decided_at=func.now(),
+    ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
+    created = s.execute(new.returning(Suggestion.id)).scalar() is not None
+    row = s.scalars(
+        select(Suggestion)
+        .where(
+            Suggestion.transcript_id == span.transcript_id,
+            Suggestion.segment_id == span.segment_id,
+            Suggestion.start_char == span.start_char,
+            Suggestion.end_char == span.end_char,
+            Suggestion.final == span.final,
+        )
+        .with_for_update()
+    ).one()
+    if not created:
+        row.status, row.decided_at = "validated", func.now()
+        s.flush()
+        s.refresh(row)
+    return suggestion_json(row), created
+
+
 class TranscriptStore:
     """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
 
@@ -121,7 +153,7 @@ class TranscriptStore:
     def register(self, transcript_id: str, user_id: str, language: str | None = None) -> None:
         """Create the user and transcript on first reference; ConflictError when it is another user's."""
         with self.db.session() as s:
-            _ensure_transcript(s, transcript_id, user_id, language)
+            ensure_transcript(s, transcript_id, user_id, language)
 
     def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:
         """(normalised original, compact final) pairs this user rejected: never proposed to them again."""
@@ -289,39 +321,3 @@ class TranscriptStore:
         """Write the decision under a row lock; if another request decided first, `on_race(status, final)` judges it."""
         with self.db.session() as s:
             return decide_in(s, seen, status=status, final=final, on_race=on_race)
-
-    def save_manual(self, span: ManualFix) -> tuple[dict[str, Any], bool]:
-        """The manual fix as a validated suggestion of its span, and whether this call created it.
-
-        A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes
-        the memory write that follows a replay rather than a second count.
-        """
-        new = insert(Suggestion).values(
-            id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
-            start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
-            entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status="validated",
-            source="manual", decided_at=func.now(),
-        ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
-        with self.db.session() as s:
-            created = s.execute(new.returning(Suggestion.id)).scalar() is not None
-            row = s.scalars(
-                select(Suggestion)
-                .where(
-                    Suggestion.transcript_id == span.transcript_id,
-                    Suggestion.segment_id == span.segment_id,
-                    Suggestion.start_char == span.start_char,
-                    Suggestion.end_char == span.end_char,
-                    Suggestion.final == span.final,
-                )
-                .with_for_update()
-            ).one()
-            if not created:
-                row.status, row.decided_at = "validated", func.now()
-                s.flush()
-                s.refresh(row)
-            return suggestion_json(row), created
-
-    def forget_manual(self, suggestion_id: str) -> None:
-        """Undo a manual fix's row when its memory write failed: a request that answers an error leaves nothing."""
-        with self.db.session() as s:
-            s.execute(delete(Suggestion).where(Suggestion.id == uuid.UUID(suggestion_id)))

@@ -313,9 +313,11 @@ def test_a_manual_fix_sent_twice_counts_once_and_a_failed_one_leaves_nothing(cli
     assert first.json()["suggestion"]["id"] == again.json()["suggestion"]["id"]
     assert [c["frequency"] for c in client.get("/v1/users/fred/corrections", headers=AUTH).json()] == [1]
     client.app.state.services.runtime.vectors.drop_collection(CORRECTIONS_COLLECTION)  # type: ignore[attr-defined]
-    other = {**fix, "transcript_id": "f-2"}
+    other = {**fix, "user_id": "gina", "transcript_id": "f-2"}
     assert client.post("/v1/corrections", json=other, headers=AUTH).status_code == 503
     assert client.get("/v1/transcripts/f-2/suggestions", headers=AUTH).json() == []  # no row left behind
+    assert client.get("/v1/transcripts/f-2", headers=AUTH).status_code == 404  # nor the transcript it named
+    assert client.get("/v1/transcripts?user_id=gina", headers=AUTH).json() == []
 
 
 def test_what_a_reviewer_taught_is_exported_in_every_engines_shape(client: TestClient) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -134,10 +134,18 @@ class CorrectionMemoryWriter:
         """Record one correction; replay is a no-op, errors surface after compensation."""
         return self.record_with(correction, lambda _session: None)[0]
 
-    def record_with(self, correction: CorrectionInput, then: Callable[[Session], T]) -> tuple[WriteResult, T]:
-        """Record one correction and run `then` in the same transaction (the decision that taught it).
+    def record_with(
+        self,
+        correction: CorrectionInput,
+        then: Callable[[Session], T],
+        *,
+        source: Callable[[Session], str] | None = None,
+    ) -> tuple[WriteResult, T]:
+        """Record one correction with what taught it, in one transaction: one commit, or nothing.
 
-        If `then` fails, the correction is not kept either: one commit, or nothing and the index undone.
+        `source(session)` writes the row that teaches it and returns its id (a manual fix's suggestion:
+        a repeat finds the same row, so the write is a replay); `then(session)` writes what follows from
+        it (a decision's status). If either fails, the correction is not kept and the index is undone.
         """
         s = self.settings
         c = validate_correction(correction, s.reliability_corrections_memory_final_text_max_len)
@@ -153,6 +161,8 @@ class CorrectionMemoryWriter:
                     text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
                     {"k": lock_key(c.user_id, c.entity_type, original_norm)},
                 )
+                if source is not None:
+                    c = replace(c, source_suggestion_id=source(session))
                 result = self._record_locked(session, c, original_norm, final_norm, vector, undo)
                 return result, then(session)
         except NamesakeError:
