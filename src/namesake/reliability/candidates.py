@@ -19,7 +19,6 @@ from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,
     function_words,
     fuzzy_pairs,
-    neighbour_is_missing_word,
     spelled_runs,
     window_candidate,
     windows_of,
@@ -108,8 +107,6 @@ def spot_candidates(
             n_window = w.last - w.first + 1
             if abs(n_window - n_entry) > 1 and not spelled:
                 continue
-            if n_window < n_entry and neighbour_is_missing_word(index.tokens[w.segment], w, entry.norm.split()):
-                continue  # the window with the neighbour is the candidate, not this one
             cand = window_candidate(segments, tokens, w, entry.value, entry.entity_type, "rag")
             if cand is None:
                 continue
