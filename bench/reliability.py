@@ -234,9 +234,11 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
         # incident, then count
         st.stop()
         before = consistency(st)
+        time.sleep(1.5)  # past the grace second
         done = subprocess.run(
             [str(Path(sys.executable).parent / "namesake"), "jobs", "reconcile", "--json"],
-            env=st.env(),
+            # the server is stopped: nothing is in flight, so no point is too young to judge
+            env=st.env() | {"RELIABILITY_CORRECTIONS_MEMORY_RECONCILE_GRACE_SECONDS": "1"},
             capture_output=True,
             text=True,
             timeout=600,
