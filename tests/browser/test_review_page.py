@@ -160,6 +160,7 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     page.locator(f"#s-{_index_of(page, 'Zorblax')}").click()
     expect(page.locator("#detail .remembered")).to_contain_text("Remembered from your fix on")
     expect(page.locator("#detail .remembered")).to_contain_text("call-1")
+    _shot(page, "review-remembered")
 
     # the memory view: forget the manual fix; both stores lose it
     page.keyboard.press("m")
