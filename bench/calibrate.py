@@ -87,6 +87,7 @@ def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
                 "final": c.final,
                 "signals": dict(c.signals),
                 "extends": c.extends_right_entity,
+                "repeats": c.repeats_neighbour,
                 "fixes": sum(entity_ok(g, new, edits) for g in seg["errors"]),
                 "repairs": repairs,
                 "breaks": breaks,
@@ -130,6 +131,8 @@ def predictions(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest:
     for i in sorted(range(len(rows)), key=lambda i: -p[i]):
         if p[i] < suggest:
             break
+        if rows[i].get("repeats"):  # scorer.decide drops it whatever its probability
+            continue
         tid, seg, start, end = rows[i]["span"]
         if any(start < e and end > s for s, e in taken[(tid, seg)]):
             continue

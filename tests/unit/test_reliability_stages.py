@@ -287,3 +287,18 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     assert ("3", "Colombia") not in by
     assert by[("4", "great")] == ("Greg", Decision.PENDING)  # an everyday word elsewhere, however often taught
     assert by[("5", "90")] == ("ING", Decision.PENDING)  # a number is never a name on its own
+
+
+def test_a_window_one_word_short_never_proposes_repeating_its_misheard_neighbour() -> None:
+    entries = CanonicalDictionary({"orgs": ["Beckman Coulter"]}).entries()
+    inputs = PipelineInputs(
+        [Segment("s1", "and Backman Coulter too")], CanonicalDictionary({"orgs": ["Beckman Coulter"]})
+    )
+    spotted = spot_candidates(inputs.segments, entries, min_similarity=0.5, max_tokens=4)
+    flagged = [c for c in spotted if c.repeats_neighbour]
+    assert [(c.original, c.final) for c in flagged] == [("Coulter", "Beckman Coulter")]  # still scored, flagged
+    kept, _ = run_stages(inputs, Settings())
+    assert ("Backman", "Beckman") in _pairs(kept)
+    assert not [c for c in kept if c.original == "Coulter"]  # never "Backman Beckman Coulter"
+    alone = spot_candidates([Segment("s1", "and Coulter too")], entries, min_similarity=0.5, max_tokens=4)
+    assert [c.repeats_neighbour for c in alone if c.original == "Coulter"] == [False]  # said alone, still a guess

@@ -19,6 +19,7 @@ from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,
     function_words,
     fuzzy_pairs,
+    neighbour_is_missing_word,
     spelled_runs,
     window_candidate,
     windows_of,
@@ -112,6 +113,8 @@ def spot_candidates(
                 continue
             cand.signals.update(signals)
             cand.meta.update(rank=entry.rank, window_tokens=n_window, entry_tokens=n_entry)
+            if n_window < n_entry:  # scored like the others (the model learns from it), never proposed
+                cand.repeats_neighbour = neighbour_is_missing_word(index.tokens[w.segment], w, entry.norm.split())
             if entry.spoken:  # "M and A" said for M&A: judged against the spoken form, a spelling fix
                 cand.meta["match_final"] = entry.spoken
             out.append(cand)

@@ -168,8 +168,8 @@ def with_memory(evidence_: float, bonus: float) -> float:
 def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> Decision:
     """auto_applied at or above AUTO_APPLY, pending at or above SUGGEST, else dropped; then the policy's caps.
 
-    The caps: the memory's bounds (`memory_policy.memory_bounds`), and a rewrite around a right entity is
-    never automatic.
+    The caps: the memory's bounds (`memory_policy.memory_bounds`), a rewrite around a right entity is
+    never automatic, and one that would repeat its mis-heard neighbour is never proposed.
     """
     conf = c.confidence
     if conf >= w.auto_apply:
@@ -181,6 +181,8 @@ def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> De
     decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, w.auto_apply)
     if c.extends_right_entity and decision is Decision.AUTO_APPLIED:
         decision = Decision.PENDING
+    if c.repeats_neighbour:  # "Backman Coulter" → "Backman Beckman Coulter": nobody should accept that
+        decision = Decision.DROPPED
     return decision
 
 

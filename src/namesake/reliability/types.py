@@ -154,6 +154,7 @@ class Candidate:
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
+    repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
 
     def audit(self) -> dict[str, float]:
         """What is stored with a suggestion to explain it: every signal it was scored on, and its flags."""

@@ -31,6 +31,8 @@ FUNCTION_WORDS = 80
 MIN_ORIGINAL_CHARS = 2
 # Nobody spells out more letters than this.
 MAX_SPELLED_LETTERS = 8
+# A neighbouring word this close to an entry's missing word is that word, mis-heard ("Backman" for Beckman).
+NEIGHBOUR_SIMILARITY = 0.6
 
 
 # A window is packed in one int: segment << 24 | first token << 4 | (last − first); max_tokens < 16.
@@ -182,3 +184,18 @@ def window_candidate(
     cand = Candidate(seg.id, start, end, seg.text[start:end], new_final, entity_type, source)
     cand.meta.update(match_original=seg.text[full_start:full_end], match_final=final)
     return cand
+
+
+def neighbour_is_missing_word(toks: list[Token], w: Window, entry_words: list[str]) -> bool:
+    """Whether a window one word short of its entry has that word beside it, mis-heard.
+
+    "Backman Coulter" for Beckman Coulter: the window "Coulter" would become "Beckman Coulter" and the
+    text "Backman Beckman Coulter".
+    """
+    if w.last - w.first + 1 != len(entry_words) - 1:
+        return False
+    first, last = compact(entry_words[0]), compact(entry_words[-1])
+    close = lambda tok, word: Levenshtein.normalized_similarity(tok.norm, word) >= NEIGHBOUR_SIMILARITY  # noqa: E731
+    if w.first > 0 and close(toks[w.first - 1], first) and not close(toks[w.first], first):
+        return True
+    return w.last + 1 < len(toks) and close(toks[w.last + 1], last) and not close(toks[w.last], last)
