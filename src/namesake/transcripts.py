@@ -230,7 +230,13 @@ class TranscriptStore:
             return [suggestion_json(r) for r in rows]
 
     def list_transcripts(
-        self, *, tenant: str | None, user_id: str | None = None, pending_only: bool = False, limit: int = 100
+        self,
+        *,
+        tenant: str | None,
+        user_id: str | None = None,
+        pending_only: bool = False,
+        limit: int = 100,
+        offset: int = 0,
     ) -> list[dict[str, Any]]:
         """The review queue: transcripts with their suggestion counts, last analysed first.
 
@@ -261,7 +267,9 @@ class TranscriptStore:
         if pending_only:
             query = query.where(counts.c.pending > 0)
         with self.db.session() as s:
-            rows = cast(list[Row], s.execute(query.order_by(when.desc(), Transcript.id).limit(limit)).all())
+            rows = cast(
+                list[Row], s.execute(query.order_by(when.desc(), Transcript.id).offset(offset).limit(limit)).all()
+            )
         return [
             {"transcript_id": t, "user_id": u, "analyzed_at": w.isoformat(),
              "counts": {"pending": p or 0, "auto_applied": a or 0, "total": n or 0}}

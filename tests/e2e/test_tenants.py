@@ -155,3 +155,12 @@ def test_deleting_a_transcript_touches_the_tenants_own_only(client: TestClient) 
     assert client.get("/v1/transcripts/t1", headers=ACME).status_code == 404
     assert client.post("/v1/jobs/retention/run", headers=ACME).status_code == 403
     assert client.post("/v1/jobs/retention/run", headers=ROOT).json()["counts"] == {"expired": 0}
+
+
+def test_the_queue_pages(client: TestClient) -> None:
+    for i in range(3):
+        _analyze(client, ACME, f"p{i}")
+    first = client.get("/v1/transcripts?limit=2", headers=ACME).json()
+    rest = client.get("/v1/transcripts?limit=2&offset=2", headers=ACME).json()
+    assert [q["transcript_id"] for q in first + rest] == ["p2", "p1", "p0"]
+    assert client.get("/v1/transcripts?offset=-1", headers=ACME).status_code == 422

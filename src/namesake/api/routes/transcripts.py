@@ -47,11 +47,12 @@ def list_transcripts(
     user_id: Identifier | None = None,
     pending: bool = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> list[dict[str, Any]]:
     """The review queue: this tenant's transcripts, last analysed first, with pending / auto-applied counts."""
     stored_user = None if user_id is None else scope.inward(user_id, "user_id")
     rows = services.reliability.transcripts.list_transcripts(
-        tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit
+        tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit, offset=offset
     )
     return scope.outward_json(rows)  # type: ignore[no-any-return]
 

@@ -98,17 +98,22 @@ function signOut() {
 
 // ---- queue --------------------------------------------------------------------------------
 
-async function loadQueue() {
+const QUEUE_PAGE = 100;
+
+async function loadQueue(more = false) {
   const user = $("#user-filter").value.trim();
-  const params = new URLSearchParams({ limit: "200" });
+  const params = new URLSearchParams({ limit: String(QUEUE_PAGE), offset: String(more ? state.queue.length : 0) });
   if (user) params.set("user_id", user);
   if ($("#pending-only").checked) params.set("pending", "true");
+  let page;
   try {
-    state.queue = (await api("GET", `/v1/transcripts?${params}`)).data;
+    page = (await api("GET", `/v1/transcripts?${params}`)).data;
   } catch (err) {
     say(err.message, true);
     return;
   }
+  state.queue = more ? [...state.queue, ...page] : page;
+  $("#queue-more").hidden = page.length < QUEUE_PAGE;
   const openId = state.view?.transcript_id;
   state.queueIndex = Math.max(0, state.queue.findIndex((t) => t.transcript_id === openId));
   renderQueue();
@@ -469,7 +474,7 @@ function onKey(ev) {
     if (ev.target.id === "user-filter" && (ev.key === "Escape" || ev.key === "Enter")) {
       ev.preventDefault();
       ev.target.blur();
-      state.chain = state.chain.then(loadQueue).then(() => $("#queue").focus());
+      state.chain = state.chain.then(() => loadQueue()).then(() => $("#queue").focus());
     }
     return;
   }
@@ -516,8 +521,9 @@ function init() {
   $("#tab-transcript").addEventListener("click", () => showMode("transcript"));
   $("#help-open").addEventListener("click", () => $("#help").showModal());
   $("#memory-more").addEventListener("click", () => openMemory(true));
-  $("#pending-only").addEventListener("change", loadQueue);
-  $("#user-filter").addEventListener("change", loadQueue);
+  $("#queue-more").addEventListener("click", () => loadQueue(true));
+  $("#pending-only").addEventListener("change", () => loadQueue());
+  $("#user-filter").addEventListener("change", () => loadQueue());
   $("#segments").tabIndex = -1;
   document.addEventListener("keydown", onKey);
   if (state.key) signIn(state.key);
