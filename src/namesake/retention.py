@@ -1,4 +1,4 @@
-"""Transcripts are kept for a while, not for ever: delete one (API, CLI), or expire the old ones (a job)."""
+"""Transcripts are kept for a while, not for ever: delete one (API), or expire the old ones (a job)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class TranscriptDeletion:
     collections: int
 
     def as_json(self) -> dict[str, Any]:
-        """The body of DELETE /v1/transcripts/{id} and `namesake transcripts delete`."""
+        """The body of DELETE /v1/transcripts/{id}."""
         return {
             "transcript_id": self.transcript_id,
             "deleted": {"transcripts": 1, "suggestions": self.suggestions, "collections": self.collections},

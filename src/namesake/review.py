@@ -97,10 +97,10 @@ class ReviewService:
 
         def save(session: Session) -> str:
             # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
-            saved["row"], _created = save_manual_in(session, fix)
+            saved["row"] = save_manual_in(session, fix)
             return str(saved["row"]["id"])
 
-        result, _ = self.writer.record_with(
+        result, row = self.writer.record_with(
             CorrectionInput(
                 user_id=fix.user_id,
                 entity_type=fix.entity_type,
@@ -112,7 +112,7 @@ class ReviewService:
                 start_char=fix.start_char,
                 end_char=fix.end_char,
             ),
-            lambda _session: None,
+            lambda _session: saved["row"],
             source=save,
         )
-        return ReviewResult(saved["row"], result.outcome.value)
+        return ReviewResult(row, result.outcome.value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from namesake.errors import InvalidInputError
 
@@ -22,6 +22,7 @@ ADMIN = "admin"
 TENANT_SCOPE = "tenant-"
 # keys of a JSON body whose values are ids a tenant sent (and must get back as sent)
 ID_FIELDS = frozenset({"user_id", "transcript_id"})
+J = TypeVar("J")
 
 
 @dataclass(frozen=True)
@@ -54,17 +55,20 @@ class Scope:
         prefix = f"{self.tenant}{SEPARATOR}"
         return value[len(prefix) :] if self.tenant is not None and value.startswith(prefix) else value
 
-    def outward_json(self, obj: Any) -> Any:
-        """A response body with every user_id / transcript_id as the client named it."""
+    def outward_json(self, obj: J) -> J:
+        """A response body with every user_id / transcript_id as the client named it (same shape back)."""
+        return cast(J, self._outward_any(obj))
+
+    def _outward_any(self, obj: Any) -> Any:
         if self.tenant is None:
             return obj
         if isinstance(obj, dict):
             return {
-                k: self.outward(v) if k in ID_FIELDS and isinstance(v, str) else self.outward_json(v)
+                k: self.outward(v) if k in ID_FIELDS and isinstance(v, str) else self._outward_any(v)
                 for k, v in obj.items()
             }
         if isinstance(obj, list):
-            return [self.outward_json(v) for v in obj]
+            return [self._outward_any(v) for v in obj]
         return obj
 
     def outward_text(self, message: str) -> str:

@@ -112,8 +112,8 @@ def decide_in(
     return suggestion_json(row)
 
 
-def save_manual_in(s: Session, span: ManualFix) -> tuple[dict[str, Any], bool]:
-    """The manual fix as a validated suggestion of its span (its transcript registered), and whether this created it.
+def save_manual_in(s: Session, span: ManualFix) -> dict[str, Any]:
+    """The manual fix as a validated suggestion of its span (its transcript registered).
 
     A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
     memory write that goes with it a replay rather than a second count.
@@ -141,7 +141,7 @@ def save_manual_in(s: Session, span: ManualFix) -> tuple[dict[str, Any], bool]:
         row.status, row.decided_at = "validated", func.now()
         s.flush()
         s.refresh(row)
-    return suggestion_json(row), created
+    return suggestion_json(row)
 
 
 class TranscriptStore:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import text
@@ -35,10 +36,10 @@ def warm_up(rt: Runtime) -> dict[str, float]:
     """
     took: dict[str, float] = {}
 
-    def part(name: str, fn: object) -> None:
+    def part(name: str, fn: Callable[[], object]) -> None:
         t0 = time.perf_counter()
         try:
-            fn()  # type: ignore[operator]
+            fn()
         except NamesakeError as exc:
             log.warning("warm-up: %s failed: %s", name, exc.message)
         took[name] = round(time.perf_counter() - t0, 3)

@@ -27,6 +27,7 @@ from namesake.reliability.inputs import find_nul
 from namesake.runtime import Runtime, open_runtime
 from namesake.services import build_services
 from namesake.settings import Settings, get_settings, jobs_run_here
+from namesake.tenancy import key_scopes
 from namesake.warmup import warm_up
 
 # A client's X-Request-ID is kept up to this many characters.
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     app = FastAPIOffline(title="namesake", version=__version__, lifespan=lifespan)
     app.state.settings = settings
+    app.state.key_scopes = key_scopes(settings.namesake_api_keys)  # parsed once, not per request
     errors.install(app)
     max_body = settings.max_request_bytes
 

@@ -11,7 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from namesake.errors import ForbiddenError, UnauthorizedError
 from namesake.runtime import Runtime
 from namesake.services import Services
-from namesake.tenancy import Scope, key_scopes
+from namesake.tenancy import Scope
 
 
 def get_services(request: Request) -> Services:
@@ -31,7 +31,7 @@ def require_key(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 ) -> Scope:
     """The key's scope: 401 without a bearer key, 403 with a wrong one; admin when no key is configured (local use)."""
-    keys = key_scopes(request.app.state.settings.namesake_api_keys)
+    keys: list[tuple[str, Scope]] = request.app.state.key_scopes
     scope = Scope()
     if keys:
         if credentials is None or credentials.scheme.lower() != "bearer":

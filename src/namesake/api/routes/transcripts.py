@@ -54,14 +54,14 @@ def list_transcripts(
     rows = services.reliability.transcripts.list_transcripts(
         tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit, offset=offset
     )
-    return scope.outward_json(rows)  # type: ignore[no-any-return]
+    return scope.outward_json(rows)
 
 
 @router.get("/transcripts/{transcript_id}", responses=errors(404))
 def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> dict[str, Any]:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
     view = services.reliability.transcripts.transcript_view(scope.inward(transcript_id, "transcript_id"))
-    return scope.outward_json(view)  # type: ignore[no-any-return]
+    return scope.outward_json(view)
 
 
 @router.delete("/transcripts/{transcript_id}", responses=errors(404))
@@ -70,7 +70,7 @@ def delete_transcript(
 ) -> dict[str, Any]:
     """Delete a transcript, its suggestions and its canonical entities; what its user taught stays."""
     deletion = services.delete_transcript(scope.inward(transcript_id, "transcript_id"))
-    return scope.outward_json(deletion.as_json())  # type: ignore[no-any-return]
+    return scope.outward_json(deletion.as_json())
 
 
 @router.get("/transcripts/{transcript_id}/suggestions")

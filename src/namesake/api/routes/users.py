@@ -38,7 +38,7 @@ def corrections(
     )
     if limit is not None and len(rows) == limit:
         response.headers["X-Next-Before"] = str(rows[-1]["id"])
-    return scope.outward_json(rows)  # type: ignore[no-any-return]
+    return scope.outward_json(rows)
 
 
 @router.delete("/users/{user_id}/corrections/{correction_id}", responses=errors(404))
@@ -46,7 +46,7 @@ def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correcti
     """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
     rt = services.runtime
     receipt = forget_correction(rt.db, rt.vectors, scope.inward(user_id, "user_id"), correction_id)
-    return scope.outward_json(receipt.as_json())  # type: ignore[no-any-return]
+    return scope.outward_json(receipt.as_json())
 
 
 @router.get("/users/{user_id}/vocabulary")
@@ -60,10 +60,10 @@ def vocabulary(
     """The user's learned vocabulary as an ASR engine takes it (keyterm, custom_spelling, additional_vocab…)."""
     transcript = None if transcript_id is None else scope.inward(transcript_id, "transcript_id")
     body = services.vocabulary(scope.inward(user_id, "user_id"), format.value, transcript)
-    return scope.outward_json(body)  # type: ignore[no-any-return]
+    return scope.outward_json(body)
 
 
 @router.delete("/users/{user_id}")
 def erase(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> dict[str, Any]:
     """GDPR erasure: everything of the user in both stores; the receipt says what remains (zero)."""
-    return scope.outward_json(services.erase_user(scope.inward(user_id, "user_id")).as_json())  # type: ignore[no-any-return]
+    return scope.outward_json(services.erase_user(scope.inward(user_id, "user_id")).as_json())
