@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.models import CanonicalVocabulary, CorrectionMirror
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.tenancy import key_scopes
+from namesake.tenancy import SEPARATOR, key_scopes
 from namesake.vectors.base import VectorStore
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def eligible(*, now: datetime, min_freq: int) -> ColumnElement[bool]:
 
 
 # A stored user id's tenant ('' for the default namespace): namesake.tenancy.tenant_of in SQL.
-_TENANT = "CASE WHEN strpos(user_id, '~') > 0 THEN split_part(user_id, '~', 1) ELSE '' END"
+_TENANT = f"CASE WHEN strpos(user_id, '{SEPARATOR}') > 0 THEN split_part(user_id, '{SEPARATOR}', 1) ELSE '' END"
 _SUPPORT = f"count(DISTINCT user_id) >= :min_users AND count(DISTINCT {_TENANT}) >= :min_tenants"
 _SUPPORTED = f"""
     SELECT entity_type, value_norm FROM canonical_vocabulary WHERE scope = 'user'
