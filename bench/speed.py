@@ -17,6 +17,7 @@ from pathlib import Path
 
 from _common import BENCH_DATA, bench_file, fresh_env
 from namesake.reliability.inputs import TranscriptIn
+from namesake.reliability.pipeline import warm_stages
 from namesake.runtime import open_runtime
 from namesake.services import build_services
 from namesake.settings import Settings
@@ -56,7 +57,8 @@ def latency(runs: int, transcripts: list[dict]) -> None:
     settings = Settings(namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")), llm_provider="none")
     runtime = open_runtime(settings)
     service = build_services(runtime).reliability
-    service.analyze(TranscriptIn.model_validate(data))  # warm-up: model load, entity indexing
+    warm_stages(settings)  # as the server's warm-up does before it serves
+    service.analyze(TranscriptIn.model_validate(data))  # warm-up: entity indexing
     without = TranscriptIn.model_validate({**data, "canonical_entities": None})
     totals, stages = [], {}
     for _ in range(runs):

@@ -11,15 +11,13 @@ from sqlalchemy import text
 
 from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import NamesakeError
-from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, Segment
+from namesake.reliability.pipeline import warm_stages
 from namesake.runtime import Runtime
 from namesake.settings import CORRECTIONS_COLLECTION
 
 log = logging.getLogger(__name__)
 # Connections opened ahead: as many as the pool keeps (db.py: pool_size=10).
 POOL_CONNECTIONS = 10
-SAMPLE = CanonicalDictionary({"orgs": ["Cytiva"], "persons": ["Rainer Blair"]})
 
 
 def _hold_connection(rt: Runtime) -> None:
@@ -45,9 +43,7 @@ def warm_up(rt: Runtime) -> dict[str, float]:
         took[name] = round(time.perf_counter() - t0, 3)
 
     part("embedder", lambda: rt.embedder.embed(["warm up"]))
-    # the pure stages on a two-line transcript: word lists, frequency tables, the scorer's trees
-    segments = [Segment("1", "Reiner Blair spoke about Cytova."), Segment("2", "Nothing else.")]
-    part("pipeline", lambda: run_stages(PipelineInputs(segments, SAMPLE), rt.settings))
+    part("pipeline", lambda: warm_stages(rt.settings))
 
     def pool() -> None:
         with ThreadPoolExecutor(POOL_CONNECTIONS) as ex:

@@ -17,7 +17,7 @@ from namesake.errors import WorkerError
 from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
-from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages
+from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.types import Candidate
 from namesake.runtime import Runtime
 from namesake.tenancy import DEFAULT_USER
@@ -138,11 +138,17 @@ class ReliabilityService:
     ) -> Iterator[AnalysisResult]:
         """Analyse in order; with workers > 1 the pure stages run in worker processes while this one does I/O."""
         if workers <= 1:
+            warm_stages(self.runtime.settings)
             for t in transcripts:
                 yield self.analyze(t, user_id=user_id)
             return
         # spawn, not fork: this process holds database connections and the vector store's threads
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=warm_stages,
+            initargs=(self.runtime.settings,),
+        )
         pending: _Pending = deque()
         try:
             for t in transcripts:

@@ -8,8 +8,9 @@ its feature is <= the threshold, as scikit-learn's HistGradientBoostingClassifie
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,10 @@ from namesake.errors import ConfigurationError
 
 BUNDLED_MODEL = Path(__file__).with_name("scorer_model.json")
 NODE_FIELDS = ("feature", "threshold", "left", "right", "leaf", "value")
+# A tree of up to this many splits is compiled to a lookup table of 2**splits leaves (64 KiB a tree at most).
+MAX_COMPILED_SPLITS = 16
+# Rows evaluated at once by the compiled forest: its per-split bytes (splits × rows) stay in cache-sized blocks.
+ROW_BLOCK = 1024
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,28 @@ class Tree:
     right: np.ndarray
     leaf: np.ndarray
     value: np.ndarray
+
+    @property
+    def splits(self) -> np.ndarray:
+        """Indices of the inner nodes, in node order: bit k of a compiled code is the k-th one's outcome."""
+        return np.flatnonzero(~self.leaf)
+
+    def leaf_of_code(self, bits: int) -> np.ndarray:
+        """For every code of `bits` split outcomes (bit k set: the k-th split sends left), the leaf reached."""
+        codes = np.arange(1 << bits)
+        position = {int(n): k for k, n in enumerate(self.splits)}
+        table = np.zeros(len(codes), dtype=np.int64)
+        leaf_index = {int(n): i for i, n in enumerate(np.flatnonzero(self.leaf))}
+        stack = [(0, 0, 0)]  # (node, bits fixed on its path, their values)
+        while stack:
+            node, mask, want = stack.pop()
+            if self.leaf[node]:
+                table[(codes & mask) == want] = leaf_index[node]
+                continue
+            bit = 1 << position[node]
+            stack.append((int(self.left[node]), mask | bit, want | bit))
+            stack.append((int(self.right[node]), mask | bit, want))
+        return table
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Leaf value reached by each row of x (one step per depth level, all rows at once)."""
@@ -46,6 +73,65 @@ class Tree:
 
 
 @dataclass(frozen=True)
+class CompiledForest:
+    """The trees as one table walk: each distinct split compared once per row, each tree a lookup of its code.
+
+    A row's code in a tree is the outcome of every split of that tree, one bit each; a table maps each
+    code to the leaf the row reaches. The sum runs tree by tree in the trees' order, so the log-odds are
+    bit-for-bit those of walking the trees one by one.
+    """
+
+    split_feature: np.ndarray  # (S,) the feature of each distinct (feature, threshold) split
+    split_threshold: np.ndarray  # (S,)
+    node_split: np.ndarray  # (bits × trees,) bit-major: the split behind bit k of tree t is at k * trees + t
+    leaf_of_code: np.ndarray  # (trees × 2**bits,) flattened: the leaf reached by each code of each tree
+    leaf_value: np.ndarray  # (trees × max leaves,) flattened
+    bits: int
+    max_leaves: int
+
+    @classmethod
+    def of(cls, trees: tuple[Tree, ...]) -> CompiledForest | None:
+        """Compile the trees, or None when one has more splits than a table can hold."""
+        bits = max((len(t.splits) for t in trees), default=0)
+        if not trees or bits > MAX_COMPILED_SPLITS:
+            return None
+        pairs: dict[tuple[int, float], int] = {}
+        node_split = np.zeros((bits, len(trees)), dtype=np.int64)
+        for i, tree in enumerate(trees):
+            for k, n in enumerate(tree.splits):  # unused bits point at split 0: no table entry reads them
+                node_split[k, i] = pairs.setdefault((int(tree.feature[n]), float(tree.threshold[n])), len(pairs))
+        split_feature = np.array([f for f, _ in pairs], dtype=np.int64)
+        split_threshold = np.array([t for _, t in pairs], dtype=np.float64)
+        max_leaves = max(int(t.leaf.sum()) for t in trees)
+        leaf_value = np.zeros((len(trees), max_leaves))
+        for i, tree in enumerate(trees):
+            values = tree.value[tree.leaf]
+            leaf_value[i, : len(values)] = values
+        table = np.stack([t.leaf_of_code(bits) for t in trees]).astype(np.intp)
+        table += (np.arange(len(trees)) * max_leaves)[:, None]  # index straight into the flat leaf values
+        return cls(split_feature, split_threshold, node_split.ravel(), table.ravel(), leaf_value.ravel(), bits,
+                   max_leaves)  # fmt: skip
+
+    def sums(self, x: np.ndarray, baseline: float) -> np.ndarray:
+        """baseline + Σ trees' leaf values for each row of x, in blocks of ROW_BLOCK rows."""
+        out = np.empty(len(x))
+        trees = len(self.leaf_of_code) >> self.bits
+        offsets = (np.arange(trees, dtype=np.intp) << self.bits)[:, None]
+        for start in range(0, len(x), ROW_BLOCK):
+            block = np.ascontiguousarray(x[start : start + ROW_BLOCK].T)  # feature-major: a split reads one row
+            goes_left = block[self.split_feature] <= self.split_threshold[:, None]
+            bit = goes_left[self.node_split].reshape(self.bits, trees, block.shape[1])
+            code = np.zeros((trees, block.shape[1]), dtype=np.uint16)  # bits <= MAX_COMPILED_SPLITS
+            for k in range(self.bits):
+                code |= bit[k].astype(code.dtype) << k
+            terms = np.empty((trees + 1, block.shape[1]))
+            terms[0] = baseline
+            terms[1:] = self.leaf_value.take(self.leaf_of_code.take(code + offsets))
+            out[start : start + block.shape[1]] = np.add.reduce(terms, axis=0)  # row by row: the trees' order
+        return out
+
+
+@dataclass(frozen=True)
 class TreeModel:
     """Baseline log-odds plus the sum of the trees' leaf values."""
 
@@ -53,24 +139,25 @@ class TreeModel:
     baseline: float
     trees: tuple[Tree, ...]
     meta: dict[str, Any]
+    compiled: CompiledForest | None = field(default=None, compare=False, repr=False)
 
     def matrix(self, signals: list[dict[str, float]]) -> np.ndarray:
         """The model's input: one row per candidate, one column per named signal (absent = 0)."""
-        return np.array([[s.get(f, 0.0) for f in self.features] for s in signals], dtype=np.float64).reshape(
-            len(signals), len(self.features)
-        )
+        cells = chain.from_iterable(map(s.get, self.features, repeat(0.0)) for s in signals)
+        n = len(signals) * len(self.features)
+        return np.fromiter(cells, dtype=np.float64, count=n).reshape(len(signals), len(self.features))
 
     def logits(self, signals: list[dict[str, float]]) -> np.ndarray:
         """Log-odds that each candidate fixes an entity without breaking one."""
         x = self.matrix(signals)
         if len(x) == 0:
             return np.zeros(0)
-        # the same change recurs across a transcript: each distinct row goes down the trees once
-        rows, back = np.unique(x, axis=0, return_inverse=True)
-        out = np.full(len(rows), self.baseline)
+        if self.compiled is not None:
+            return self.compiled.sums(x, self.baseline)
+        out = np.full(len(x), self.baseline)
         for tree in self.trees:
-            out += tree.predict(rows)
-        return out[back.reshape(-1)]
+            out += tree.predict(x)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TreeModel:
@@ -97,7 +184,8 @@ class TreeModel:
                 ):
                     raise ValueError("inconsistent node arrays")
                 trees.append(tree)
-            return cls(features, float(data["baseline"]), tuple(trees), dict(data.get("meta", {})))
+            compiled = CompiledForest.of(tuple(trees))
+            return cls(features, float(data["baseline"]), tuple(trees), dict(data.get("meta", {})), compiled)
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigurationError(f"scorer model: {exc}", field="RELIABILITY_SCORER_MODEL") from exc
 
