@@ -112,8 +112,25 @@ class ReliabilityRagEnricher:
     def __init__(self, store: VectorStore, db: Database, settings: Settings) -> None:
         self.store, self.db, self.settings = store, db, settings
 
-    def fetch_canonical_entities(self, transcript_id: str, user_id: str | None = None) -> CanonicalDictionary:
-        """Scroll every chunk of the transcript, aggregate, then merge the promoted vocabulary."""
+    def fetch_canonical_entities(
+        self, transcript_id: str, user_id: str | None = None, sent: dict[str, list[str]] | None = None
+    ) -> CanonicalDictionary:
+        """The transcript's lists merged with the promoted vocabulary.
+
+        Lists the request just sent (and indexed) are read as given, through the same chunking and merge
+        the stored chunks go through: the collection is scrolled only when the request sent none.
+        """
+        if sent is not None:
+            dictionary = aggregate_payloads(chunk_payloads(transcript_id, sent))
+        else:
+            dictionary = aggregate_payloads(self._stored_payloads(transcript_id))
+        for name_, values in promoted_vocabulary(self.db, user_id).items():
+            current = dictionary.lists.setdefault(name_, [])
+            current.extend(v for v in values if v not in current)
+        return dictionary
+
+    def _stored_payloads(self, transcript_id: str) -> list[Any]:
+        """Every chunk of the transcript's collection, in point order (most frequent first)."""
         name = collection_for(transcript_id, self.settings)
         legacy = legacy_collection(transcript_id, self.settings)
         if not self.store.collection_exists(name) and legacy is not None and self.store.collection_exists(legacy):
@@ -127,8 +144,4 @@ class ReliabilityRagEnricher:
                 payloads.extend(p.payload for p in points)
                 if offset is None:
                     break
-        dictionary = aggregate_payloads(payloads)
-        for name_, values in promoted_vocabulary(self.db, user_id).items():
-            current = dictionary.lists.setdefault(name_, [])
-            current.extend(v for v in values if v not in current)
-        return dictionary
+        return payloads

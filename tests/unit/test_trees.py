@@ -6,11 +6,12 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from namesake.errors import ConfigurationError
 from namesake.reliability.scorer import ScorerWeights, confidence
-from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
+from namesake.reliability.trees import BUNDLED_MODEL, MAX_COMPILED_SPLITS, ROW_BLOCK, TreeModel, load_model
 from namesake.settings import Settings
 
 # edit <= 0.8 → -1.0; else commonness <= 0.5 → +2.0, else → 0.0; second tree: a single leaf (+0.5)
@@ -60,3 +61,39 @@ def test_the_bundled_model_reads_signals_the_pipeline_writes() -> None:
     model = load_model(BUNDLED_MODEL)
     assert len(model.trees) > 10 and {"edit", "commonness", "phonetic", "frequency"} <= set(model.features)
     assert not {"asr", "llm", "memory_bonus", "remembered"} & set(model.features)  # applied on top, never learned
+
+
+def _walked(model: TreeModel, x: np.ndarray) -> np.ndarray:
+    """The reference: every tree walked node by node, summed in order."""
+    out = np.full(len(x), model.baseline)
+    for tree in model.trees:
+        out += tree.predict(x)
+    return out
+
+
+def test_the_compiled_forest_gives_the_walked_trees_log_odds_bit_for_bit() -> None:
+    model = load_model(BUNDLED_MODEL)
+    assert model.compiled is not None
+    rng = np.random.default_rng(7)
+    # values on and either side of the split thresholds, more rows than one block
+    x = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, 2.0], size=(ROW_BLOCK * 2 + 17, len(model.features)))
+    thresholds = model.compiled.split_threshold
+    x[:50, :] = rng.choice(thresholds, size=(50, len(model.features)))
+    signals = [dict(zip(model.features, row.tolist(), strict=True)) for row in x]
+    assert np.array_equal(model.logits(signals), _walked(model, x))
+
+
+def test_a_tree_too_deep_for_a_table_is_walked_instead() -> None:
+    splits = MAX_COMPILED_SPLITS + 1  # a chain: node k splits on edit <= k/100, its right child goes on
+    nodes = 2 * splits + 1
+    tree = {"feature": [0] * nodes, "threshold": [0.0] * nodes, "left": [0] * nodes, "right": [0] * nodes,
+            "leaf": [1] * nodes, "value": [0.0] * nodes}  # fmt: skip
+    for k in range(splits):
+        node = 2 * k
+        tree["threshold"][node], tree["leaf"][node] = k / 100, 0
+        tree["left"][node], tree["right"][node] = node + 1, node + 2
+        tree["value"][node + 1] = float(k)
+    tree["value"][nodes - 1] = 99.0
+    model = TreeModel.from_json({"features": ["edit"], "baseline": 0.0, "trees": [tree]})
+    assert model.compiled is None
+    assert model.logits([{"edit": 0.0}, {"edit": 0.035}, {"edit": 1.0}]).tolist() == [0.0, 4.0, 99.0]

@@ -91,7 +91,7 @@ class ReliabilityService:
         refused = self.transcripts.refused_pairs(user)
         if checked.entities is not None:
             self._index(transcript.transcript_id, checked.entities)
-        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user)
+        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities)
         inputs = PipelineInputs(
             segments=to_segments(transcript),
             dictionary=dictionary,
