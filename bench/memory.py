@@ -89,7 +89,7 @@ def fill(runtime: Runtime, start: int, stop: int) -> None:
 def measure(runtime: Runtime, size: int, runs: int) -> dict[str, float]:
     """Write, batched boost and one-by-one boost latencies at the current size."""
     services = build_services(runtime)
-    reader = services.reliability.booster
+    reader = services.analysis.booster
     assert reader is not None
     writer = services.review.writer
     words = ["Cytova", "Reiner", "Backman", "Zorblax", "Mitnou", "Danaher", "Beckman", "Cepheid", "Illumina", "Qiagen"]

@@ -56,7 +56,7 @@ def latency(runs: int, transcripts: list[dict]) -> None:
     entries = sum(len(v) for v in data["canonical_entities"].values())
     settings = Settings(namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")), llm_provider="none")
     runtime = open_runtime(settings)
-    service = build_services(runtime).reliability
+    service = build_services(runtime).analysis
     warm_stages(settings)  # as the server's warm-up does before it serves
     service.analyze(TranscriptIn.model_validate(data))  # warm-up: entity indexing
     without = TranscriptIn.model_validate({**data, "canonical_entities": None})

@@ -23,8 +23,9 @@ from namesake.settings import Settings, describe_invalid, get_settings
 from namesake.vocabulary import VocabularyFormat
 
 if TYPE_CHECKING:
+    from namesake.analysis import AnalysisResult
     from namesake.reliability.inputs import TranscriptIn
-    from namesake.reliability.service import AnalysisResult
+    from namesake.reliability.types import Suggestion
     from namesake.services import Services
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
@@ -178,7 +179,7 @@ def analyze(
         if workers == 0:
             workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
         try:
-            results = services.reliability.analyze_many(transcripts, user_id=user, workers=workers)
+            results = services.analysis.analyze_many(transcripts, user_id=user, workers=workers)
             for given, result in zip(transcripts, results, strict=True):
                 if apply:
                     sys.stdout.write(json.dumps(_applied(given.transcript, result), ensure_ascii=False) + "\n")
@@ -202,14 +203,14 @@ def _applied(transcript: TranscriptIn, result: AnalysisResult) -> dict[str, Any]
     return body
 
 
-def _suggestion_table(transcript_id: str, mode: str, suggestions: list[dict[str, Any]]) -> Table:
+def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestion]) -> Table:
     table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions")
     for col in ("segment", "span", "original", "final", "type", "confidence", "status"):
         table.add_column(col, no_wrap=col in ("span", "type", "confidence", "status"), overflow="fold")
     for s in suggestions:
         table.add_row(
-            s["segment_id"], f"{s['start_char']}-{s['end_char']}", s["original"], s["final"], s["entity_type"],
-            f"{s['confidence']:.2f}", s["status"],
+            s.segment_id, f"{s.start_char}-{s.end_char}", s.original, s.final, s.entity_type,
+            f"{s.confidence:.2f}", s.status.value,
         )  # fmt: skip
     return table
 
@@ -357,7 +358,7 @@ def demo() -> None:
 
     settings = _settings()
     with _open_services(settings) as services:
-        runtime, reliability = services.runtime, services.reliability
+        runtime, reliability = services.runtime, services.analysis
         err.print(
             f"embedded stack: PostgreSQL {'(pgserver)' if runtime.db.embedded else '(DATABASE_URL)'}, "
             f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "

@@ -7,6 +7,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, GCCollector, Histogram, PlatformCollector, ProcessCollector
 
+from namesake.reliability.types import SuggestionStatus
+
 
 @dataclass
 class Metrics:
@@ -38,8 +40,8 @@ class Metrics:
         """Fold one analysis' stats into the counters."""
         self.candidates.inc(stats.get("candidates", 0))
         self.gate_hits.inc(stats.get("gate_hits", 0))
-        self.suggestions.labels("auto_applied").inc(stats.get("auto_applied", 0))
-        self.suggestions.labels("pending").inc(stats.get("pending", 0))
+        for status in SuggestionStatus.undecided():  # RunStats counts them under the statuses' names
+            self.suggestions.labels(status.value).inc(stats.get(status.value, 0))
         llm = stats.get("llm") or {}
         self.llm_calls.inc(llm.get("calls", 0))
         self.llm_invalid.inc(llm.get("invalid_items", 0))

@@ -25,6 +25,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from namesake.reliability.types import SuggestionStatus
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -33,7 +35,6 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-SUGGESTION_STATUSES = ("auto_applied", "pending", "validated", "rejected")
 CORRECTION_STATUSES = ("active", "superseded")
 
 
@@ -68,13 +69,13 @@ class Transcript(Base):
     created_at: Mapped[datetime] = _now()
 
 
-class Suggestion(Base):
+class SuggestionRow(Base):
     """A correction proposed by the pipeline for one span, and the reviewer's decision on it."""
 
     __tablename__ = "suggestions"
     __table_args__ = (
         UniqueConstraint("transcript_id", "segment_id", "start_char", "end_char", "final", name="uq_suggestions_span"),
-        CheckConstraint("status IN ('auto_applied','pending','validated','rejected')", name="status"),
+        CheckConstraint(f"status IN ({','.join(repr(s.value) for s in SuggestionStatus)})", name="status"),
         CheckConstraint("start_char >= 0 AND end_char > start_char", name="span"),
     )
     id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)

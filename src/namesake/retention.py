@@ -12,7 +12,7 @@ from sqlalchemy import delete, func, select
 from namesake.canonical_index import drop_transcript_entities
 from namesake.db import Database
 from namesake.errors import NotFoundError
-from namesake.models import Suggestion, Transcript
+from namesake.models import SuggestionRow, Transcript
 from namesake.settings import Settings
 from namesake.vectors.base import VectorStore
 
@@ -47,7 +47,7 @@ def delete_transcript(db: Database, store: VectorStore, settings: Settings, tran
             raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
     dropped = drop_transcript_entities(store, settings, transcript_id)
     with db.session() as s:
-        suggestions = s.scalar(select(func.count()).where(Suggestion.transcript_id == transcript_id)) or 0
+        suggestions = s.scalar(select(func.count()).where(SuggestionRow.transcript_id == transcript_id)) or 0
         s.execute(delete(Transcript).where(Transcript.id == transcript_id))  # suggestions cascade
     return TranscriptDeletion(transcript_id, int(suggestions), dropped)
 

@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from sqlalchemy.orm import Session
 
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.reliability.types import Suggestion, SuggestionStatus
 from namesake.transcripts import ManualFix, TranscriptStore, decide_in, save_manual_in
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
-TRANSITIONS: dict[str, set[str]] = {
-    "pending": {"accept", "edit", "reject"},
-    "auto_applied": {"accept", "edit", "reject"},
-    "validated": set(),
-    "rejected": set(),
+TRANSITIONS: dict[SuggestionStatus, set[str]] = {
+    SuggestionStatus.PENDING: {"accept", "edit", "reject"},
+    SuggestionStatus.AUTO_APPLIED: {"accept", "edit", "reject"},
+    SuggestionStatus.VALIDATED: set(),
+    SuggestionStatus.REJECTED: set(),
 }
-ACTION_STATUS = {"accept": "validated", "edit": "validated", "reject": "rejected"}
+ACTION_STATUS = {"accept": SuggestionStatus.VALIDATED, "edit": SuggestionStatus.VALIDATED,
+                 "reject": SuggestionStatus.REJECTED}  # fmt: skip
 
 
-def check_transition(status: str, action: str, *, same_final: bool) -> bool:
+def check_transition(status: SuggestionStatus, action: str, *, same_final: bool) -> bool:
     """True to apply, False for an idempotent repeat; ConflictError for an impossible transition."""
     if action in TRANSITIONS.get(status, set()):
         return True
@@ -34,7 +33,7 @@ def check_transition(status: str, action: str, *, same_final: bool) -> bool:
 class ReviewResult:
     """The suggestion after the decision, and what the memory did (None for reject / repeat)."""
 
-    suggestion: dict[str, Any]
+    suggestion: Suggestion
     memory: str | None
 
 
@@ -63,9 +62,9 @@ class ReviewService:
         sugg = self.transcripts.load_suggestion(suggestion_id, transcript_id)
         new_final = final.strip() if action == "edit" and final else sugg.final
         if not check_transition(sugg.status, action, same_final=new_final == sugg.final):
-            return ReviewResult(sugg.as_json, None)
+            return ReviewResult(sugg.suggestion, None)
 
-        def judge_race(status: str, current_final: str) -> None:
+        def judge_race(status: SuggestionStatus, current_final: str) -> None:
             check_transition(status, action, same_final=new_final == current_final)
 
         status = ACTION_STATUS[action]
@@ -73,8 +72,7 @@ class ReviewService:
             return ReviewResult(
                 self.transcripts.set_decision(sugg, status=status, final=new_final, on_race=judge_race), None
             )
-        # the decision and the correction it teaches commit together, or neither does
-        result, row = self.writer.record_with(
+        prepared = self.writer.prepare(
             CorrectionInput(
                 user_id=sugg.user_id,
                 entity_type=sugg.entity_type,
@@ -84,23 +82,19 @@ class ReviewService:
                 source_suggestion_id=str(sugg.id),
                 transcript_id=transcript_id,
                 context=sugg.context_phrase or None,
-            ),
-            lambda session: decide_in(session, sugg, status=status, final=new_final, on_race=judge_race),
+            )
         )
+        # the decision and the correction it teaches commit together, or neither does
+        with self.writer.unit() as work:
+            result = self.writer.record_in(work, prepared)
+            row = decide_in(work.session, sugg, status=status, final=new_final, on_race=judge_race)
         return ReviewResult(row, result.outcome.value)
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the
         memory write commit together, or nothing does (a retry of the same fix is a replay, counted once)."""
         self._check_final(fix.final)
-        saved: dict[str, dict[str, Any]] = {}
-
-        def save(session: Session) -> str:
-            # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
-            saved["row"] = save_manual_in(session, fix)
-            return str(saved["row"]["id"])
-
-        result, row = self.writer.record_with(
+        prepared = self.writer.prepare(
             CorrectionInput(
                 user_id=fix.user_id,
                 entity_type=fix.entity_type,
@@ -111,8 +105,11 @@ class ReviewService:
                 segment_text=fix.segment_text,
                 start_char=fix.start_char,
                 end_char=fix.end_char,
-            ),
-            lambda _session: saved["row"],
-            source=save,
+            )
         )
+        with self.writer.unit() as work:
+            self.writer.lock(work, prepared)
+            # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
+            row = save_manual_in(work.session, fix)
+            result = self.writer.record_in(work, prepared, source_suggestion_id=row.id)
         return ReviewResult(row, result.outcome.value)

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from namesake.canonical_index import promoted_vocabulary
+from namesake.analysis import AnalysisService
+from namesake.canonical_index import ReliabilityRagEnricher, promoted_vocabulary
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.cleanup import ErasureReceipt
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
@@ -15,7 +16,6 @@ from namesake.corrections_memory.writer import CorrectionMemoryWriter
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
 from namesake.metrics import Metrics
-from namesake.reliability.service import ReliabilityService
 from namesake.retention import TranscriptDeletion, delete_transcript
 from namesake.review import ReviewService
 from namesake.runtime import Runtime
@@ -28,7 +28,7 @@ class Services:
     """What the routes, the commands and the scheduler call; built once per process."""
 
     runtime: Runtime
-    reliability: ReliabilityService
+    analysis: AnalysisService
     review: ReviewService
     metrics: Metrics
 
@@ -63,7 +63,7 @@ class Services:
         corrections = [(c.original, c.final, c.entity_type, c.frequency) for c in active_corrections(db, user_id)]
         canonical = None
         if transcript_id is not None:
-            canonical = self.reliability.enricher.fetch_canonical_entities(transcript_id, user_id).lists
+            canonical = self.analysis.canonical_lists(transcript_id, user_id)
         return export(build_terms(corrections, promoted_vocabulary(db, user_id), canonical), fmt, user_id)
 
 
@@ -74,5 +74,7 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, s).ensure_collection()
     reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s, on_error=m.failsoft_reads.inc)
     writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
-    review = ReviewService(TranscriptStore(runtime.db), writer, s.max_final_chars)
-    return Services(runtime, ReliabilityService(runtime, reader), review, m)
+    transcripts = TranscriptStore(runtime.db)
+    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s)
+    review = ReviewService(transcripts, writer, s.max_final_chars)
+    return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, m)

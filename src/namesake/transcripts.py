@@ -18,28 +18,20 @@ from sqlalchemy.orm import Session
 
 from namesake.db import Database
 from namesake.errors import ConflictError, InvalidInputError, NotFoundError
-from namesake.models import Suggestion, Transcript, User
+from namesake.models import SuggestionRow, Transcript, User
 from namesake.reliability.inputs import MAX_OFFSET, Identifier
 from namesake.reliability.memory_policy import refusal_key
-from namesake.reliability.types import Candidate
+from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.tenancy import SEPARATOR
 
 
-def suggestion_json(row: Suggestion) -> dict[str, Any]:
+def suggestion_of(row: SuggestionRow) -> Suggestion:
     """A persisted suggestion as callers see it."""
-    return {
-        "id": str(row.id),
-        "segment_id": row.segment_id,
-        "start_char": row.start_char,
-        "end_char": row.end_char,
-        "original": row.original,
-        "final": row.final,
-        "entity_type": row.entity_type,
-        "confidence": row.confidence,
-        "status": row.status,
-        "source": row.source,
-        "signals": row.signals,
-    }
+    return Suggestion(
+        id=str(row.id), segment_id=row.segment_id, start_char=row.start_char, end_char=row.end_char,
+        original=row.original, final=row.final, entity_type=row.entity_type, confidence=row.confidence,
+        status=SuggestionStatus(row.status), source=row.source, signals=row.signals,
+    )  # fmt: skip
 
 
 # One statement and one parameter whatever the number of rows: the rows travel as one JSON array that the
@@ -56,7 +48,7 @@ _UPSERT_SUGGESTIONS = text(
     ON CONFLICT ON CONSTRAINT uq_suggestions_span DO UPDATE
         SET confidence = EXCLUDED.confidence, signals = EXCLUDED.signals, status = EXCLUDED.status
         -- a suggestion the reviewer already decided stays as they left it (and is not returned)
-        WHERE suggestions.status IN ('auto_applied', 'pending')
+        WHERE suggestions.status = ANY(CAST(:undecided AS text[]))
     RETURNING id, segment_id, start_char, end_char, original, final, entity_type, confidence, status, source
     """
 )
@@ -103,9 +95,29 @@ class StoredSuggestion:
     original: str
     final: str
     entity_type: str
-    status: str
+    status: SuggestionStatus
     context_phrase: str
-    as_json: dict[str, Any]
+    suggestion: Suggestion
+
+
+@dataclass(frozen=True)
+class TranscriptView:
+    """A transcript as the reviewer reads it: its segments as analysed and every suggestion on them."""
+
+    transcript_id: str
+    user_id: str
+    language: str | None
+    analyzed_at: str | None
+    segments: list[dict[str, str]]
+    suggestions: list[Suggestion]
+
+    def as_json(self) -> dict[str, Any]:
+        """The body of GET /v1/transcripts/{id}."""
+        return {
+            "transcript_id": self.transcript_id, "user_id": self.user_id, "language": self.language,
+            "analyzed_at": self.analyzed_at, "segments": self.segments,
+            "suggestions": [s.as_json() for s in self.suggestions],
+        }  # fmt: skip
 
 
 @pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
@@ -137,54 +149,59 @@ class ManualFix:
 
 
 def decide_in(
-    s: Session, seen: StoredSuggestion, *, status: str, final: str, on_race: Callable[[str, str], None]
-) -> dict[str, Any]:
+    s: Session,
+    seen: StoredSuggestion,
+    *,
+    status: SuggestionStatus,
+    final: str,
+    on_race: Callable[[SuggestionStatus, str], None],
+) -> Suggestion:
     """The decision written in session `s` (the memory write's own, when it teaches one) under a row lock."""
-    row = s.get(Suggestion, seen.id, with_for_update=True)
+    row = s.get(SuggestionRow, seen.id, with_for_update=True)
     if row is None:
         raise NotFoundError(f"suggestion {seen.id} not found in transcript {seen.transcript_id!r}")
     if row.status != seen.status:  # decided meanwhile by another request
-        on_race(row.status, row.final)
-        return suggestion_json(row)
+        on_race(SuggestionStatus(row.status), row.final)
+        return suggestion_of(row)
     row.status, row.final, row.decided_at = status, final, func.now()
     try:
         s.flush()
     except IntegrityError as exc:
         raise ConflictError("another suggestion of this span already has that final", field="final") from exc
     s.refresh(row)
-    return suggestion_json(row)
+    return suggestion_of(row)
 
 
-def save_manual_in(s: Session, span: ManualFix) -> dict[str, Any]:
+def save_manual_in(s: Session, span: ManualFix) -> Suggestion:
     """The manual fix as a validated suggestion of its span (its transcript registered).
 
     A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
     memory write that goes with it a replay rather than a second count.
     """
     ensure_transcript(s, span.transcript_id, span.user_id, None)
-    new = insert(Suggestion).values(
+    new = insert(SuggestionRow).values(
         id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
         start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
-        entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status="validated",
+        entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status=SuggestionStatus.VALIDATED,
         source="manual", decided_at=func.now(),
     ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
-    created = s.execute(new.returning(Suggestion.id)).scalar() is not None
+    created = s.execute(new.returning(SuggestionRow.id)).scalar() is not None
     row = s.scalars(
-        select(Suggestion)
+        select(SuggestionRow)
         .where(
-            Suggestion.transcript_id == span.transcript_id,
-            Suggestion.segment_id == span.segment_id,
-            Suggestion.start_char == span.start_char,
-            Suggestion.end_char == span.end_char,
-            Suggestion.final == span.final,
+            SuggestionRow.transcript_id == span.transcript_id,
+            SuggestionRow.segment_id == span.segment_id,
+            SuggestionRow.start_char == span.start_char,
+            SuggestionRow.end_char == span.end_char,
+            SuggestionRow.final == span.final,
         )
         .with_for_update()
     ).one()
     if not created:
-        row.status, row.decided_at = "validated", func.now()
+        row.status, row.decided_at = SuggestionStatus.VALIDATED, func.now()
         s.flush()
         s.refresh(row)
-    return suggestion_json(row)
+    return suggestion_of(row)
 
 
 class TranscriptStore:
@@ -202,9 +219,9 @@ class TranscriptStore:
         """(normalised original, compact final) pairs this user rejected: never proposed to them again."""
         with self.db.session() as s:
             rows = s.execute(
-                select(Suggestion.original, Suggestion.final)
-                .join(Transcript, Transcript.id == Suggestion.transcript_id)
-                .where(Transcript.user_id == user_id, Suggestion.status == "rejected")
+                select(SuggestionRow.original, SuggestionRow.final)
+                .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+                .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
             ).all()
         return {refusal_key(o, f) for o, f in rows}
 
@@ -214,7 +231,7 @@ class TranscriptStore:
         cands: list[Candidate],
         contexts: list[str] | None = None,
         segments: list[dict[str, str]] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Suggestion]:
         """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones.
 
         The segment texts are kept with them, in the same transaction (the review page shows both).
@@ -226,30 +243,38 @@ class TranscriptStore:
                 s.execute(keep.values(segments=segments, analyzed_at=func.now()))
             if not cands:
                 return []
-            params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, contexts)}
+            undecided = [status.value for status in SuggestionStatus.undecided()]
+            params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, contexts), "undecided": undecided}
             returned = s.execute(_UPSERT_SUGGESTIONS, params).all()
         # a returned row was written from the candidate of its span key: its signals are the ones sent
         signals = {(c.segment_id, c.start_char, c.end_char, c.final): c.audit() for c in cands}
         out = [
-            {
-                "id": str(r.id), "segment_id": r.segment_id, "start_char": r.start_char, "end_char": r.end_char,
-                "original": r.original, "final": r.final, "entity_type": r.entity_type, "confidence": r.confidence,
-                "status": r.status, "source": r.source,
-                "signals": signals[(r.segment_id, r.start_char, r.end_char, r.final)],
-            }
+            Suggestion(
+                id=str(r.id),
+                segment_id=r.segment_id,
+                start_char=r.start_char,
+                end_char=r.end_char,
+                original=r.original,
+                final=r.final,
+                entity_type=r.entity_type,
+                confidence=r.confidence,
+                status=SuggestionStatus(r.status),
+                source=r.source,
+                signals=signals[(r.segment_id, r.start_char, r.end_char, r.final)],
+            )
             for r in returned
         ]
-        return sorted(out, key=lambda r: (r["segment_id"], r["start_char"]))
+        return sorted(out, key=lambda r: (r.segment_id, r.start_char))
 
-    def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
+    def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
         """Every suggestion of a transcript, in text order."""
         with self.db.session() as s:
             rows = s.scalars(
-                select(Suggestion)
-                .where(Suggestion.transcript_id == transcript_id)
-                .order_by(Suggestion.segment_id, Suggestion.start_char)
+                select(SuggestionRow)
+                .where(SuggestionRow.transcript_id == transcript_id)
+                .order_by(SuggestionRow.segment_id, SuggestionRow.start_char)
             ).all()
-            return [suggestion_json(r) for r in rows]
+            return [suggestion_of(r) for r in rows]
 
     def list_transcripts(
         self,
@@ -264,21 +289,21 @@ class TranscriptStore:
 
         One tenant's (or, for tenant None, the default namespace's), or one stored user's when named.
         """
-        status = Suggestion.status
+        status = SuggestionRow.status
         counts = (
             select(
-                Suggestion.transcript_id,
-                func.count().filter(status == "pending").label("pending"),
-                func.count().filter(status == "auto_applied").label("auto_applied"),
+                SuggestionRow.transcript_id,
+                func.count().filter(status == SuggestionStatus.PENDING).label("pending_count"),
+                func.count().filter(status == SuggestionStatus.AUTO_APPLIED).label("auto_applied_count"),
                 func.count().label("total"),
             )
-            .group_by(Suggestion.transcript_id)
+            .group_by(SuggestionRow.transcript_id)
             .subquery()
         )
         when = func.coalesce(Transcript.analyzed_at, Transcript.created_at, type_=DateTime(timezone=True))
         Row = tuple[str, str, datetime, int | None, int | None, int | None]
         query = select(
-            Transcript.id, Transcript.user_id, when, counts.c.pending, counts.c.auto_applied, counts.c.total
+            Transcript.id, Transcript.user_id, when, counts.c.pending_count, counts.c.auto_applied_count, counts.c.total
         ).outerjoin(counts, counts.c.transcript_id == Transcript.id)
         if user_id is not None:
             query = query.where(Transcript.user_id == user_id)
@@ -287,31 +312,27 @@ class TranscriptStore:
         else:
             query = query.where(~Transcript.user_id.contains(SEPARATOR))
         if pending_only:
-            query = query.where(counts.c.pending > 0)
+            query = query.where(counts.c.pending_count > 0)
         with self.db.session() as s:
             rows = cast(
                 list[Row], s.execute(query.order_by(when.desc(), Transcript.id).offset(offset).limit(limit)).all()
             )
         return [
             {"transcript_id": t, "user_id": u, "analyzed_at": w.isoformat(),
-             "counts": {"pending": p or 0, "auto_applied": a or 0, "total": n or 0}}
+             "counts": {SuggestionStatus.PENDING.value: p or 0, SuggestionStatus.AUTO_APPLIED.value: a or 0,
+                        "total": n or 0}}
             for t, u, w, p, a, n in rows
         ]  # fmt: skip
 
-    def transcript_view(self, transcript_id: str) -> dict[str, Any]:
+    def transcript_view(self, transcript_id: str) -> TranscriptView:
         """A transcript as the reviewer reads it: segment texts as analysed, and every suggestion on them."""
         with self.db.session() as s:
             row = s.get(Transcript, transcript_id)
             if row is None:
                 raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
-            view = {
-                "transcript_id": row.id,
-                "user_id": row.user_id,
-                "language": row.language,
-                "analyzed_at": row.analyzed_at.isoformat() if row.analyzed_at else None,
-                "segments": row.segments or [],
-            }
-        return {**view, "suggestions": self.list_suggestions(transcript_id)}
+            analyzed_at = row.analyzed_at.isoformat() if row.analyzed_at else None
+            head = (row.id, row.user_id, row.language, analyzed_at, list(row.segments or []))
+        return TranscriptView(*head, self.list_suggestions(transcript_id))
 
     def load_suggestion(self, suggestion_id: str, transcript_id: str) -> StoredSuggestion:
         """The suggestion and its owner; another transcript's suggestion is as invisible as a missing one."""
@@ -321,9 +342,9 @@ class TranscriptStore:
             raise NotFoundError(f"suggestion {suggestion_id!r} not found", field="suggestion_id") from exc
         with self.db.session() as s:
             found = s.execute(
-                select(Suggestion, Transcript.user_id)
-                .join(Transcript, Transcript.id == Suggestion.transcript_id)
-                .where(Suggestion.id == sid, Suggestion.transcript_id == transcript_id)
+                select(SuggestionRow, Transcript.user_id)
+                .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+                .where(SuggestionRow.id == sid, SuggestionRow.transcript_id == transcript_id)
             ).first()
         if found is None:
             raise NotFoundError(f"suggestion {suggestion_id!r} not found in transcript {transcript_id!r}")
@@ -335,19 +356,19 @@ class TranscriptStore:
             row.original,
             row.final,
             row.entity_type,
-            row.status,
+            SuggestionStatus(row.status),
             row.context_phrase,
-            suggestion_json(row),
+            suggestion_of(row),
         )
 
     def set_decision(
         self,
         seen: StoredSuggestion,
         *,
-        status: str,
+        status: SuggestionStatus,
         final: str,
-        on_race: Callable[[str, str], None],
-    ) -> dict[str, Any]:
+        on_race: Callable[[SuggestionStatus, str], None],
+    ) -> Suggestion:
         """Write the decision under a row lock; if another request decided first, `on_race(status, final)` judges it."""
         with self.db.session() as s:
             return decide_in(s, seen, status=status, final=final, on_race=on_race)

@@ -5,14 +5,23 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from namesake.analysis import AnalysisService
 from namesake.canonical_index import ReliabilityRagEnricher
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
-from namesake.models import Suggestion
+from namesake.models import SuggestionRow
 from namesake.reliability.canonical import chunk_payloads
 from namesake.reliability.inputs import TranscriptIn
-from namesake.reliability.service import ReliabilityService
+from namesake.reliability.pipeline import MemoryBooster
+from namesake.reliability.types import SuggestionStatus
 from namesake.runtime import Runtime
+from namesake.transcripts import TranscriptStore
 from namesake.vectors.base import VectorPoint
+
+
+def _service(rt: Runtime, booster: MemoryBooster | None = None) -> AnalysisService:
+    """The analysis service over rt, wired as build_services wires it."""
+    return AnalysisService(rt, TranscriptStore(rt.db), ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings), booster)
+
 
 ENTITIES = {"persons": ["Rainer Blair", "Christelle Dupont"], "orgs": ["Cytiva", "Meetnoo"], "acronyms": ["IDT"]}
 
@@ -33,43 +42,43 @@ def _transcript(tid: str = "t1", **kw: object) -> TranscriptIn:
 
 
 def test_analyze_indexes_entities_suggests_and_never_touches_right_ones(runtime: Runtime) -> None:
-    result = ReliabilityService(runtime).analyze(_transcript())
+    result = _service(runtime).analyze(_transcript())
     assert result.mode == "RAG_ENHANCED"
-    pairs = {(s["segment_id"], s["original"], s["final"]) for s in result.suggestions}
+    pairs = {(s.segment_id, s.original, s.final) for s in result.suggestions}
     assert ("1", "Reiner", "Rainer") in pairs and ("2", "Cytova", "Cytiva") in pairs
-    assert not any(s["original"] in ("Rainer", "IDT", "Rainer Blair") for s in result.suggestions)
+    assert not any(s.original in ("Rainer", "IDT", "Rainer Blair") for s in result.suggestions)
     assert result.stats["gate_hits"] >= 2
     for s in result.suggestions:
-        assert s["status"] in ("auto_applied", "pending") and 0 <= s["confidence"] <= 1 and s["signals"]
+        assert s.status in SuggestionStatus.undecided() and 0 <= s.confidence <= 1 and s.signals
     assert runtime.vectors.count("transcript--t1") == len(chunk_payloads("t1", ENTITIES))
 
 
 def test_reanalysing_never_duplicates_suggestions(runtime: Runtime) -> None:
-    service = ReliabilityService(runtime)
+    service = _service(runtime)
     first = service.analyze(_transcript())
     second = service.analyze(_transcript())
-    assert {s["id"] for s in first.suggestions} == {s["id"] for s in second.suggestions}
+    assert {s.id for s in first.suggestions} == {s.id for s in second.suggestions}
     with runtime.db.session() as s:
-        assert s.scalar(select(func.count()).select_from(Suggestion)) == len(first.suggestions)
+        assert s.scalar(select(func.count()).select_from(SuggestionRow)) == len(first.suggestions)
 
 
 def test_transcript_of_another_user_is_a_conflict(runtime: Runtime) -> None:
-    service = ReliabilityService(runtime)
+    service = _service(runtime)
     service.analyze(_transcript())
     with pytest.raises(ConflictError):
         service.analyze(_transcript(), user_id="mallory")
 
 
 def test_bad_input_writes_nothing(runtime: Runtime) -> None:
-    service = ReliabilityService(runtime)
+    service = _service(runtime)
     with pytest.raises(InvalidInputError, match=r"canonical_entities\.people"):
         service.analyze(_transcript(canonical_entities={"people": ["X"]}))
     small = runtime.settings.model_copy(update={"max_segments": 1})
     with pytest.raises(InputTooLargeError, match="segments"):
-        ReliabilityService(Runtime(small, runtime.db, runtime.vectors, runtime.embedder, None)).analyze(_transcript())
+        _service(Runtime(small, runtime.db, runtime.vectors, runtime.embedder, None)).analyze(_transcript())
     assert runtime.vectors.list_collections() == []
     with runtime.db.session() as s:
-        assert s.scalar(select(func.count()).select_from(Suggestion)) == 0
+        assert s.scalar(select(func.count()).select_from(SuggestionRow)) == 0
 
 
 def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runtime) -> None:
@@ -95,7 +104,7 @@ def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runti
 def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtime) -> None:
     shared = runtime.settings.model_copy(update={"canonical_layout": "shared"})
     rt = Runtime(shared, runtime.db, runtime.vectors, runtime.embedder, None)
-    service = ReliabilityService(rt)
+    service = _service(rt)
     service.index_entities("ta", {"orgs": ["Cytiva"]})
     service.index_entities("tb", {"orgs": ["Danaher"]})
     assert runtime.vectors.list_collections() == ["canonical_entities"]
@@ -114,8 +123,7 @@ def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local
     CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
     writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, runtime.settings)
     writer.record(CorrectionInput(user_id="bob", entity_type="ORG", original="Zorblax", final="Meetnoo"))
-    service = ReliabilityService(runtime, booster=CorrectionsMemoryReader(runtime.vectors, runtime.embedder,
-                                                                          runtime.settings))  # fmt: skip
+    service = _service(runtime, CorrectionsMemoryReader(runtime.vectors, runtime.embedder, runtime.settings))
     batch = [
         _transcript(f"m{i}", user_id="bob" if i == 2 else "alice",
                     segments=[{"id": "1", "text": "Reiner Blair met Zorblax and the Cytova team."}])
@@ -124,7 +132,7 @@ def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local
     assert [service.needs_ports(service.prepare(t)) for t in batch] == [False, False, True, False]
 
     def view(results: list) -> list:  # type: ignore[type-arg]
-        return [(r.transcript_id, [(s["original"], s["final"], s["status"], s["confidence"]) for s in r.suggestions])
+        return [(r.transcript_id, [(s.original, s.final, s.status, s.confidence) for s in r.suggestions])
                 for r in results]  # fmt: skip
 
     one_by_one = view([service.analyze(t) for t in batch])
@@ -143,7 +151,7 @@ def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
 
     monkeypatch.setattr(index, "SCROLL_PAGE", 4)  # 30 chunks: eight pages
     words = [f"word{i:04d}" for i in range(3000)]
-    service = ReliabilityService(runtime)
+    service = _service(runtime)
     assert service.index_entities("chapter", {"keywords": words}) == 30
     d = service.enricher.fetch_canonical_entities("chapter")
     assert d.lists["keywords"] == words  # every entry the spotter may match, in list order
@@ -158,7 +166,7 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
     payload = {**{n: [] for n in ("persons", "places", "acronyms", "keywords")}, "orgs": ["Cytiva"],
                "transcript_id": "legacy-t", "text": "Cytiva", "chunk": 0}  # fmt: skip
     store.upsert("legacy-t", [VectorPoint(chunk_point_id("legacy-t", 0), [1.0] + [0.0] * (dim - 1), payload)])
-    service = ReliabilityService(runtime)
+    service = _service(runtime)
     assert service.enricher.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
     service.register("legacy-t", "legacy-user")
     receipt = tasks.erase_user(runtime, "legacy-user")

@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from namesake.canonical_index import collection_for
 from namesake.errors import NotFoundError
 from namesake.jobs import tasks
-from namesake.models import Suggestion, Transcript
+from namesake.models import SuggestionRow, Transcript
 from namesake.reliability.inputs import TranscriptIn
 from namesake.retention import delete_transcript, expire_transcripts
 from namesake.runtime import Runtime
@@ -23,7 +23,7 @@ def _analyse(rt: Runtime, tid: str) -> None:
     services = build_services(rt)
     body = {"transcript_id": tid, "user_id": "ann", "canonical_entities": ENTITIES,
             "segments": [{"id": "1", "text": "Reiner Blair spoke about Cytova."}]}  # fmt: skip
-    services.reliability.analyze(TranscriptIn.model_validate(body))
+    services.analysis.analyze(TranscriptIn.model_validate(body))
 
 
 def test_a_deleted_transcript_leaves_no_row_suggestion_or_collection(runtime: Runtime) -> None:
@@ -32,7 +32,7 @@ def test_a_deleted_transcript_leaves_no_row_suggestion_or_collection(runtime: Ru
     receipt = delete_transcript(runtime.db, runtime.vectors, runtime.settings, "t1").as_json()
     assert receipt["deleted"]["collections"] == 1 and receipt["deleted"]["suggestions"] >= 1
     with runtime.db.session() as s:
-        assert s.scalar(select(func.count()).where(Suggestion.transcript_id == "t1")) == 0
+        assert s.scalar(select(func.count()).where(SuggestionRow.transcript_id == "t1")) == 0
         assert [t for t in s.scalars(select(Transcript.id))] == ["t2"]
     assert not runtime.vectors.collection_exists(collection_for("t1", runtime.settings))
     assert runtime.vectors.collection_exists(collection_for("t2", runtime.settings))

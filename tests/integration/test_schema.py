@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from namesake.db import Database, downgrade, sqlalchemy_url, upgrade
 from namesake.errors import ConflictError
-from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
+from namesake.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
 from tests.conftest import _scratch_database
 
 
@@ -32,8 +32,8 @@ def _correction(user: str, original_norm: str, status: str = "active") -> Correc
     )
 
 
-def _suggestion(transcript_id: str) -> Suggestion:
-    return Suggestion(
+def _suggestion(transcript_id: str) -> SuggestionRow:
+    return SuggestionRow(
         transcript_id=transcript_id, segment_id="1", start_char=0, end_char=3, original="abc", final="ABC",
         entity_type="ACRONYM", confidence=0.9, status="pending", source="rag",
     )  # fmt: skip
@@ -66,7 +66,7 @@ def test_deleting_a_user_cascades_to_everything_they_own(db: Database) -> None:
         s.execute(text("DELETE FROM users WHERE id = 'gone'"))
     with db.session() as s:
         assert s.scalar(select(func.count()).select_from(Transcript)) == 1
-        assert s.scalar(select(func.count()).select_from(Suggestion)) == 0
+        assert s.scalar(select(func.count()).select_from(SuggestionRow)) == 0
         assert s.scalars(select(CorrectionMirror.user_id)).all() == ["kept"]
         assert s.scalar(select(func.count()).select_from(CanonicalVocabulary)) == 0
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from namesake.reliability.apply import corrected_segments, corrected_text
-from namesake.reliability.types import Segment
+from namesake.reliability.types import Segment, Suggestion, SuggestionStatus
 
 
 def test_edits_apply_at_the_input_offsets_whatever_their_order_and_lengths() -> None:
@@ -19,7 +19,7 @@ def test_an_overlapping_or_out_of_range_edit_is_skipped_not_garbled() -> None:
 def test_only_auto_applied_suggestions_are_written_in_and_every_segment_comes_back() -> None:
     segs = [Segment("1", "Reiner spoke"), Segment("2", "nothing here")]
     sugg = [
-        {"segment_id": "1", "start_char": 0, "end_char": 6, "final": "Rainer", "status": "auto_applied"},
-        {"segment_id": "1", "start_char": 7, "end_char": 12, "final": "Spoke", "status": "pending"},
+        Suggestion("a", "1", 0, 6, "Reiner", "Rainer", "PERSON", 0.9, SuggestionStatus.AUTO_APPLIED, "rag", {}),
+        Suggestion("b", "1", 7, 12, "spoke", "Spoke", "KEYWORD", 0.5, SuggestionStatus.PENDING, "rag", {}),
     ]
     assert corrected_segments(segs, sugg) == [{"id": "1", "text": "Rainer spoke"}, {"id": "2", "text": "nothing here"}]

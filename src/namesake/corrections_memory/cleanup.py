@@ -12,7 +12,7 @@ from namesake.canonical_index import drop_transcript_entities
 from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
-from namesake.models import CanonicalVocabulary, CorrectionMirror, Suggestion, Transcript, User
+from namesake.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.vectors.base import VectorStore
 
@@ -46,7 +46,7 @@ class CorrectionsMemoryCleanup:
                 "users": int(s.scalar(select(func.count()).select_from(User).where(User.id == user_id)) or 0),
                 "transcripts": int(s.scalar(select(func.count()).select_from(transcripts.subquery())) or 0),
                 "suggestions": int(
-                    s.scalar(select(func.count()).where(Suggestion.transcript_id.in_(transcripts))) or 0
+                    s.scalar(select(func.count()).where(SuggestionRow.transcript_id.in_(transcripts))) or 0
                 ),
                 "corrections": int(s.scalar(select(func.count()).where(CorrectionMirror.user_id == user_id)) or 0),
                 "vocabulary": int(s.scalar(select(func.count()).where(CanonicalVocabulary.user_id == user_id)) or 0),

@@ -34,7 +34,7 @@ class SemanticHit:
 
 
 @dataclass(frozen=True)
-class Decision:
+class WriteDecision:
     """The outcome and the row it applies to (None for NEW)."""
 
     outcome: WriteOutcome
@@ -48,19 +48,19 @@ def decide_write(
     same_original: Existing | None,
     semantic: SemanticHit | None,
     dedupe_threshold: float,
-) -> Decision:
+) -> WriteDecision:
     """Replay beats everything; the same original decides next; a semantic twin reinforces only with the same final."""
     if same_original is not None:
         if suggestion_id is not None and suggestion_id in same_original.source_suggestion_ids:
-            return Decision(WriteOutcome.REPLAY, same_original.row_id)
+            return WriteDecision(WriteOutcome.REPLAY, same_original.row_id)
         if same_original.final_norm == final_norm:
-            return Decision(WriteOutcome.REINFORCED, same_original.row_id)
-        return Decision(WriteOutcome.SUPERSEDED, same_original.row_id)
+            return WriteDecision(WriteOutcome.REINFORCED, same_original.row_id)
+        return WriteDecision(WriteOutcome.SUPERSEDED, same_original.row_id)
     if (
         semantic is not None
         and semantic.row_id is not None
         and semantic.score >= dedupe_threshold
         and semantic.final_norm == final_norm  # never merge a changed value ("3 vélos" vs "4 vélos")
     ):
-        return Decision(WriteOutcome.REINFORCED, semantic.row_id)
-    return Decision(WriteOutcome.NEW)
+        return WriteDecision(WriteOutcome.REINFORCED, semantic.row_id)
+    return WriteDecision(WriteOutcome.NEW)

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.corrections_memory.decision import Decision, Existing, SemanticHit, WriteOutcome, decide_write
+from namesake.corrections_memory.decision import Existing, SemanticHit, WriteDecision, WriteOutcome, decide_write
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.embeddings import Embedder
@@ -24,7 +25,6 @@ from namesake.text import compact, context_around, normalise
 from namesake.vectors.base import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 PAYLOAD_SCHEMA_VERSION = 1
 ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
 # accept / edit: a reviewer's decision on a suggestion; manual: a fix of a span nothing suggested.
@@ -56,6 +56,28 @@ class WriteResult:
     correction_id: int
     point_id: uuid.UUID
     frequency: int
+
+
+@dataclass(frozen=True)
+class PreparedCorrection:
+    """A checked correction, its normalised forms and its vector: made before the transaction opens."""
+
+    correction: CorrectionInput
+    original_norm: str
+    final_norm: str
+    vector: list[float]
+
+
+@dataclass
+class MemoryUnit:
+    """One unit of work: the transaction the memory and what taught it write in, and the index writes to undo.
+
+    Opened by `CorrectionMemoryWriter.unit()`; the caller writes its own rows (a decision, a manual fix) in
+    `session`, the writer records in it; one commit, or nothing and every index write undone.
+    """
+
+    session: Session
+    undo: list[Callable[[], None]]
 
 
 def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
@@ -131,80 +153,82 @@ class CorrectionMemoryWriter:
         self.on_compensate = on_compensate
 
     def record(self, correction: CorrectionInput) -> WriteResult:
-        """Record one correction; replay is a no-op, errors surface after compensation."""
-        return self.record_with(correction, lambda _session: None)[0]
+        """Record one correction in a unit of its own; replay is a no-op, errors surface after compensation."""
+        prepared = self.prepare(correction)
+        with self.unit() as work:
+            return self.record_in(work, prepared)
 
-    def record_with(
-        self,
-        correction: CorrectionInput,
-        then: Callable[[Session], T],
-        *,
-        source: Callable[[Session], str] | None = None,
-    ) -> tuple[WriteResult, T]:
-        """Record one correction with what taught it, in one transaction: one commit, or nothing.
-
-        `source(session)` writes the row that teaches it and returns its id (a manual fix's suggestion:
-        a repeat finds the same row, so the write is a replay); `then(session)` writes what follows from
-        it (a decision's status). If either fails, the correction is not kept and the index is undone.
-        """
-        s = self.settings
-        c = validate_correction(correction, s.reliability_corrections_memory_final_text_max_len)
-        original_norm, final_norm = normalise(c.original), normalise(c.final)
+    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+        """Check the correction and embed its original: done before the transaction opens."""
+        c = validate_correction(correction, self.settings.reliability_corrections_memory_final_text_max_len)
         vector = self.embedder.embed([c.original])[0].tolist()
-        # Every index write registers its undo; whatever fails before the commit is through — a flush, the
-        # index itself, or the commit — runs them, newest first: an error answered has changed nothing.
+        return PreparedCorrection(c, normalise(c.original), normalise(c.final), vector)
+
+    @contextmanager
+    def unit(self) -> Iterator[MemoryUnit]:
+        """A unit of work: commit when the block ends; on any error roll back and undo the index, newest first.
+
+        Database errors leave it as StoreError / ConflictError (Database.session); an error answered has
+        changed nothing, whether it came from a flush, the index itself or the commit.
+        """
         undo: list[Callable[[], None]] = []
         try:
-            with self.db.session() as session:  # database errors leave it as StoreError / ConflictError
-                session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
-                session.execute(
-                    text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-                    {"k": lock_key(c.user_id, c.entity_type, original_norm)},
-                )
-                if source is not None:
-                    c = replace(c, source_suggestion_id=source(session))
-                result = self._record_locked(session, c, original_norm, final_norm, vector, undo)
-                return result, then(session)
+            with self.db.session() as session:
+                yield MemoryUnit(session, undo)
         except NamesakeError:
             for step in reversed(undo):
                 self._compensate(step)
             raise
 
-    def _record_locked(
-        self,
-        session: Session,
-        c: CorrectionInput,
-        original_norm: str,
-        final_norm: str,
-        vector: list[float],
-        undo: list[Callable[[], None]],
+    def lock(self, work: MemoryUnit, prepared: PreparedCorrection) -> None:
+        """Register the user and take the (user, type, original) lock: one writer at a time per correction."""
+        c = prepared.correction
+        work.session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
+        work.session.execute(
+            text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
+            {"k": lock_key(c.user_id, c.entity_type, prepared.original_norm)},
+        )
+
+    def record_in(
+        self, work: MemoryUnit, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None
     ) -> WriteResult:
+        """Record the correction in the caller's unit of work (its lock taken here unless already held).
+
+        `source_suggestion_id` names the row that taught it when the caller wrote it in this unit (a manual
+        fix's suggestion: a repeat finds the same row, so the write is a replay).
+        """
+        self.lock(work, prepared)  # advisory transaction locks are re-entrant
+        if source_suggestion_id is not None:
+            taught_by = replace(prepared.correction, source_suggestion_id=source_suggestion_id)
+            prepared = replace(prepared, correction=taught_by)
+        return self._record_locked(work, prepared)
+
+    def _record_locked(self, work: MemoryUnit, prepared: PreparedCorrection) -> WriteResult:
+        session, c = work.session, prepared.correction
         active = session.scalar(
             select(CorrectionMirror)
             .where(
                 CorrectionMirror.user_id == c.user_id,
                 CorrectionMirror.entity_type == c.entity_type,
-                CorrectionMirror.original_norm == original_norm,
+                CorrectionMirror.original_norm == prepared.original_norm,
                 CorrectionMirror.status == "active",
             )
             .with_for_update()
         )
         decision = decide_write(
             suggestion_id=c.source_suggestion_id,
-            final_norm=final_norm,
+            final_norm=prepared.final_norm,
             same_original=None
             if active is None
             else Existing(active.id, active.final_norm, tuple(active.source_suggestion_ids)),
-            semantic=None if active is not None else self._semantic_top1(session, c, vector),
+            semantic=None if active is not None else self._semantic_top1(session, c, prepared.vector),
             dedupe_threshold=self.settings.reliability_corrections_memory_dedupe_threshold,
         )
         if decision.outcome is WriteOutcome.REPLAY and active is not None:
             return WriteResult(decision.outcome, active.id, active.qdrant_point_id, active.frequency)
         if decision.outcome is WriteOutcome.REINFORCED:
-            return self._reinforce(session, decision, c, undo)
-        return self._insert(
-            session, c, original_norm, final_norm, vector, superseded=active, decision=decision, undo=undo
-        )
+            return self._reinforce(work, decision, c)
+        return self._insert(work, prepared, superseded=active, decision=decision)
 
     def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
         flt = memory_filter(c.user_id, entity_type=c.entity_type, embedding_model=self.embedder.name)
@@ -218,9 +242,8 @@ class CorrectionMemoryWriter:
         )
         return SemanticHit(row_id, hits[0].score, normalise(str(hits[0].payload.get("final", ""))))
 
-    def _reinforce(
-        self, session: Session, decision: Decision, c: CorrectionInput, undo: list[Callable[[], None]]
-    ) -> WriteResult:
+    def _reinforce(self, work: MemoryUnit, decision: WriteDecision, c: CorrectionInput) -> WriteResult:
+        session, undo = work.session, work.undo
         row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True)
         assert row is not None  # the decision only names rows it was shown
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None}
@@ -236,17 +259,11 @@ class CorrectionMemoryWriter:
         return WriteResult(WriteOutcome.REINFORCED, row.id, row.qdrant_point_id, row.frequency)
 
     def _insert(
-        self,
-        session: Session,
-        c: CorrectionInput,
-        original_norm: str,
-        final_norm: str,
-        vector: list[float],
-        *,
-        superseded: CorrectionMirror | None,
-        decision: Decision,
-        undo: list[Callable[[], None]],
-    ) -> WriteResult:
+        self, work: MemoryUnit, prepared: PreparedCorrection, *, superseded: CorrectionMirror | None,
+        decision: WriteDecision,
+    ) -> WriteResult:  # fmt: skip
+        session, undo, c, vector = work.session, work.undo, prepared.correction, prepared.vector
+        original_norm, final_norm = prepared.original_norm, prepared.final_norm
         s = self.settings
         now = self.clock()
         quarantine_until = now + timedelta(days=s.reliability_corrections_memory_quarantine_days)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from namesake.reliability.types import Segment
+from namesake.reliability.types import Segment, Suggestion, SuggestionStatus
 
 
 def corrected_text(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
@@ -24,10 +23,10 @@ def corrected_text(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
     return out
 
 
-def corrected_segments(segments: list[Segment], suggestions: list[dict[str, Any]]) -> list[dict[str, str]]:
+def corrected_segments(segments: list[Segment], suggestions: list[Suggestion]) -> list[dict[str, str]]:
     """Every segment of the transcript, in input order, with the auto-applied suggestions applied."""
     by_segment: dict[str, list[tuple[int, int, str]]] = {}
     for s in suggestions:
-        if s["status"] == "auto_applied":
-            by_segment.setdefault(s["segment_id"], []).append((s["start_char"], s["end_char"], s["final"]))
+        if s.status is SuggestionStatus.AUTO_APPLIED:
+            by_segment.setdefault(s.segment_id, []).append((s.start_char, s.end_char, s.final))
     return [{"id": seg.id, "text": corrected_text(seg.text, by_segment.get(seg.id, ()))} for seg in segments]

@@ -32,12 +32,52 @@ class Mode(StrEnum):
     CONTEXT_FREE = "CONTEXT_FREE"
 
 
-class Decision(StrEnum):
-    """What happens to a scored candidate."""
+class SuggestionStatus(StrEnum):
+    """Where a stored suggestion stands: one of the pipeline's two decisions, then the reviewer's."""
 
     AUTO_APPLIED = "auto_applied"
     PENDING = "pending"
+    VALIDATED = "validated"
+    REJECTED = "rejected"
+
+    @classmethod
+    def undecided(cls) -> tuple[SuggestionStatus, ...]:
+        """What a re-analysis may refresh and a reviewer may still decide."""
+        return (cls.AUTO_APPLIED, cls.PENDING)
+
+
+class Decision(StrEnum):
+    """What happens to a scored candidate."""
+
+    AUTO_APPLIED = SuggestionStatus.AUTO_APPLIED.value  # the two a suggestion is stored with
+    PENDING = SuggestionStatus.PENDING.value
     DROPPED = "dropped"
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggestion as stored and answered: from the pipeline's save to the routes and the page."""
+
+    id: str
+    segment_id: str
+    start_char: int
+    end_char: int
+    original: str
+    final: str
+    entity_type: str
+    confidence: float
+    status: SuggestionStatus
+    source: str
+    signals: dict[str, float]
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON object of the API, the CLI's output lines and the review page."""
+        return {
+            "id": self.id, "segment_id": self.segment_id, "start_char": self.start_char, "end_char": self.end_char,
+            "original": self.original, "final": self.final, "entity_type": self.entity_type,
+            "confidence": self.confidence, "status": self.status.value, "source": self.source,
+            "signals": self.signals,
+        }  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ router = APIRouter(prefix="/v1", tags=["review"])
 def _out(services: ServicesDep, result: ReviewResult) -> ReviewOut:
     if result.memory is not None:
         services.metrics.memory_writes.labels(result.memory).inc()
-    return ReviewOut.model_validate({"suggestion": result.suggestion, "memory": result.memory})
+    return ReviewOut.model_validate({"suggestion": result.suggestion.as_json(), "memory": result.memory})
 
 
 def _decide(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn, action: str) -> ReviewOut:

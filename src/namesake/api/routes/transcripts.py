@@ -21,8 +21,8 @@ def put_canonical_entities(
     """Replace the canonical entities of a transcript (its collection in the vector store)."""
     lists = body.lists()
     stored_id = scope.inward(transcript_id, "transcript_id")
-    services.reliability.register(stored_id, scope.user(body.user_id))
-    chunks = services.reliability.index_entities(stored_id, lists)
+    services.analysis.register(stored_id, scope.user(body.user_id))
+    chunks = services.analysis.index_entities(stored_id, lists)
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
@@ -35,7 +35,7 @@ def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> Analy
             "user_id": scope.user(body.user_id),
         }
     )
-    result = services.reliability.analyze(stored)
+    result = services.analysis.analyze(stored)
     services.metrics.observe_analysis(result.stats)
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
 
@@ -51,7 +51,7 @@ def list_transcripts(
 ) -> list[dict[str, Any]]:
     """The review queue: this tenant's transcripts, last analysed first, with pending / auto-applied counts."""
     stored_user = None if user_id is None else scope.inward(user_id, "user_id")
-    rows = services.reliability.transcripts.list_transcripts(
+    rows = services.analysis.list_transcripts(
         tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit, offset=offset
     )
     return scope.outward_json(rows)
@@ -60,8 +60,8 @@ def list_transcripts(
 @router.get("/transcripts/{transcript_id}", responses=errors(404))
 def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> dict[str, Any]:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
-    view = services.reliability.transcripts.transcript_view(scope.inward(transcript_id, "transcript_id"))
-    return scope.outward_json(view)
+    view = services.analysis.transcript_view(scope.inward(transcript_id, "transcript_id"))
+    return scope.outward_json(view.as_json())
 
 
 @router.delete("/transcripts/{transcript_id}", responses=errors(404))
@@ -78,5 +78,5 @@ def list_suggestions(
     services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
 ) -> list[SuggestionOut]:
     """Every suggestion of the transcript, in text order (another tenant's transcript: empty)."""
-    rows: list[dict[str, Any]] = services.reliability.list_suggestions(scope.inward(transcript_id, "transcript_id"))
-    return [SuggestionOut.model_validate(s) for s in rows]
+    rows = services.analysis.list_suggestions(scope.inward(transcript_id, "transcript_id"))
+    return [SuggestionOut.model_validate(s.as_json()) for s in rows]

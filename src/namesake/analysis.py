@@ -1,4 +1,4 @@
-"""Reliability service: the one orchestrator that feeds the pure stages from the stores and saves what they keep."""
+"""The analysis service: the one orchestrator that feeds the pure stages from the stores and saves what they keep."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
-from namesake.reliability.types import Candidate
+from namesake.reliability.types import Candidate, Suggestion
 from namesake.runtime import Runtime
 from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
-from namesake.transcripts import TranscriptStore
+from namesake.transcripts import TranscriptStore, TranscriptView
 
 
 @dataclass
@@ -45,7 +45,7 @@ class AnalysisResult:
     transcript_id: str
     mode: str
     seconds: float
-    suggestions: list[dict[str, Any]]
+    suggestions: list[Suggestion]
     stats: dict[str, Any]
     corrected_segments: list[dict[str, str]] = field(default_factory=list)
 
@@ -55,20 +55,26 @@ class AnalysisResult:
             "transcript_id": self.transcript_id,
             "mode": self.mode,
             "seconds": round(self.seconds, 4),
-            "suggestions": self.suggestions,
+            "suggestions": [s.as_json() for s in self.suggestions],
             "corrected_segments": self.corrected_segments,
             "stats": self.stats,
         }
 
 
-class ReliabilityService:
-    """Runs the pipeline for one transcript against the runtime's stores."""
+class AnalysisService:
+    """Runs the pipeline for one transcript against the runtime's stores; what the transcript routes call."""
 
-    def __init__(self, runtime: Runtime, booster: MemoryBooster | None = None) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        transcripts: TranscriptStore,
+        enricher: ReliabilityRagEnricher,
+        booster: MemoryBooster | None = None,
+    ) -> None:
         self.runtime = runtime
+        self.transcripts = transcripts
+        self.enricher = enricher
         self.booster = booster
-        self.transcripts = TranscriptStore(runtime.db)
-        self.enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, runtime.settings)
 
     def index_entities(self, transcript_id: str, entities: dict[str, list[str]]) -> int:
         """Validate and (re)index a transcript's canonical entities; returns chunks written."""
@@ -178,6 +184,22 @@ class ReliabilityService:
         """Register a transcript for its user before its entities are indexed (ConflictError if another's)."""
         self.transcripts.register(transcript_id, user_id or DEFAULT_USER)
 
-    def list_suggestions(self, transcript_id: str) -> list[dict[str, Any]]:
+    def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
         """Every suggestion of a transcript, in text order."""
         return self.transcripts.list_suggestions(transcript_id)
+
+    def list_transcripts(
+        self, *, tenant: str | None, user_id: str | None, pending_only: bool, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        """The review queue: transcripts last analysed first, with their pending and auto-applied counts."""
+        return self.transcripts.list_transcripts(
+            tenant=tenant, user_id=user_id, pending_only=pending_only, limit=limit, offset=offset
+        )
+
+    def transcript_view(self, transcript_id: str) -> TranscriptView:
+        """A transcript as the reviewer reads it: its segments as analysed and every suggestion."""
+        return self.transcripts.transcript_view(transcript_id)
+
+    def canonical_lists(self, transcript_id: str, user_id: str) -> dict[str, list[str]]:
+        """The transcript's canonical lists with the user's promoted vocabulary (what an export sends)."""
+        return self.enricher.fetch_canonical_entities(transcript_id, user_id).lists
