@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities
-from namesake.corrections_memory.service import active_corrections
+from namesake.corrections_memory.repository import active_corrections
 from namesake.errors import WorkerError
 from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -174,13 +175,35 @@ class Database:
         except SQLAlchemyError as exc:
             raise StoreError(f"PostgreSQL: {exc}") from exc
 
-    def ping(self) -> None:
-        """Raise StoreError unless PostgreSQL answers a trivial query."""
+    def ping(self, hold_seconds: float = 0.0) -> None:
+        """Raise StoreError unless PostgreSQL answers a trivial query; hold the connection a while if asked
+        (a warm-up holding several at once makes the pool open them all rather than reuse one)."""
         try:
             with self.engine.connect() as conn:
                 conn.execute(text("SELECT 1"))
+                time.sleep(hold_seconds)
         except SQLAlchemyError as exc:
             raise StoreError(f"PostgreSQL unreachable: {exc}") from exc
+
+    @contextmanager
+    def advisory_lock(self, key: str) -> Iterator[bool]:
+        """A session-level advisory lock on a connection of its own, held for the block.
+
+        Yields False (and holds nothing) when another session has it. Database errors leave as StoreError,
+        like every other database touch.
+        """
+        params = {"k": key}
+        try:
+            with self.engine.connect() as conn:
+                got = bool(conn.execute(text("SELECT pg_try_advisory_lock(hashtextextended(:k, 0))"), params).scalar())
+                try:
+                    yield got
+                finally:
+                    if got:
+                        conn.execute(text("SELECT pg_advisory_unlock(hashtextextended(:k, 0))"), params)
+                        conn.commit()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"PostgreSQL: {exc}") from exc
 
     def close(self) -> None:
         """Dispose the pool, and stop the embedded server if this process started it (its last handle)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,9 +11,11 @@ from namesake.analysis import AnalysisService
 from namesake.canonical_index import ReliabilityRagEnricher, promoted_vocabulary
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.cleanup import ErasureReceipt
+from namesake.corrections_memory.forget import ForgetReceipt, forget_correction
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.service import active_corrections
+from namesake.corrections_memory.repository import active_corrections, list_corrections
 from namesake.corrections_memory.writer import CorrectionMemoryWriter
+from namesake.errors import NamesakeError
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
 from namesake.metrics import Metrics
@@ -21,6 +24,8 @@ from namesake.review import ReviewService
 from namesake.runtime import Runtime
 from namesake.transcripts import TranscriptStore
 from namesake.vocabulary import build_terms, export
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -52,6 +57,33 @@ class Services:
         """One transcript, its suggestions and its canonical entities."""
         rt = self.runtime
         return delete_transcript(rt.db, rt.vectors, rt.settings, transcript_id)
+
+    def corrections(
+        self, user_id: str, *, include_superseded: bool = False, limit: int | None = None, before: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The user's corrections as mirrored in PostgreSQL, newest first (a page below id `before`)."""
+        return list_corrections(
+            self.runtime.db, user_id, include_superseded=include_superseded, limit=limit, before=before
+        )
+
+    def forget_correction(self, user_id: str, correction_id: int) -> ForgetReceipt:
+        """Forget one correction (and the history of that original) in both stores."""
+        return forget_correction(self.runtime.db, self.runtime.vectors, user_id, correction_id)
+
+    def readiness(self) -> dict[str, str]:
+        """Each store "ok" or "failed" (the reason goes to the log): what /readyz answers."""
+        checks: dict[str, str] = {}
+        for name, probe in (
+            ("postgresql", self.runtime.db.ping),
+            ("vector_store", self.runtime.vectors.list_collections),
+        ):
+            try:
+                probe()
+                checks[name] = "ok"
+            except NamesakeError as exc:
+                log.warning("readiness: %s: %s", name, exc.message)
+                checks[name] = "failed"
+        return checks
 
     def erase_user(self, user_id: str, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
         """GDPR erasure of one user, with its receipt."""

@@ -7,8 +7,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from sqlalchemy import text
-
 from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import NamesakeError
 from namesake.reliability.pipeline import warm_stages
@@ -18,12 +16,6 @@ from namesake.settings import CORRECTIONS_COLLECTION
 log = logging.getLogger(__name__)
 # Connections opened ahead: as many as the pool keeps (db.py: pool_size=10).
 POOL_CONNECTIONS = 10
-
-
-def _hold_connection(rt: Runtime) -> None:
-    with rt.db.engine.connect() as conn:
-        conn.execute(text("SELECT 1"))
-        time.sleep(0.05)  # held together, so the pool opens them all rather than reusing one
 
 
 def warm_up(rt: Runtime) -> dict[str, float]:
@@ -47,7 +39,7 @@ def warm_up(rt: Runtime) -> dict[str, float]:
 
     def pool() -> None:
         with ThreadPoolExecutor(POOL_CONNECTIONS) as ex:
-            list(ex.map(lambda _: _hold_connection(rt), range(POOL_CONNECTIONS)))
+            list(ex.map(lambda _: rt.db.ping(hold_seconds=0.05), range(POOL_CONNECTIONS)))
 
     part("postgresql_pool", pool)
 

@@ -12,7 +12,7 @@ from sqlalchemy import func, select, text
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.decision import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.service import list_corrections
+from namesake.corrections_memory.repository import list_corrections
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.errors import DimensionMismatchError, StoreError
 from namesake.models import CorrectionMirror
@@ -227,7 +227,7 @@ def test_mirror_rows_are_counted_per_user(memory: Runtime) -> None:
 def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: Runtime) -> None:
     from sqlalchemy import update
 
-    from namesake.corrections_memory.service import active_corrections
+    from namesake.corrections_memory.repository import active_corrections
     from namesake.models import CorrectionMirror
 
     now = datetime.now(UTC)

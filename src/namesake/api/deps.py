@@ -9,7 +9,6 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from namesake.errors import ForbiddenError, UnauthorizedError
-from namesake.runtime import Runtime
 from namesake.services import Services
 from namesake.tenancy import Scope
 
@@ -17,11 +16,6 @@ from namesake.tenancy import Scope
 def get_services(request: Request) -> Services:
     """The services the lifespan opened for this app."""
     return request.app.state.services  # type: ignore[no-any-return]
-
-
-def get_runtime(request: Request) -> Runtime:
-    """The runtime the lifespan opened for this app."""
-    return get_services(request).runtime
 
 
 _bearer = HTTPBearer(auto_error=False)
@@ -53,5 +47,4 @@ def require_admin(scope: Annotated[Scope, Depends(require_key)]) -> Scope:
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 ScopeDep = Annotated[Scope, Depends(require_key)]

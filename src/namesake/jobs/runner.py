@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import func, text, update
+from sqlalchemy import func, update
 
 from namesake.db import Database
 from namesake.errors import ConflictError
@@ -44,27 +44,22 @@ def lock_key(job: str) -> str:
 
 def run_exclusive(db: Database, job: str, work: Callable[[], T]) -> JobOutcome:
     """Run `work` if no other process runs `job`; record start, end, status, counts or error."""
-    with db.engine.connect() as lock_conn:
-        got = lock_conn.execute(text("SELECT pg_try_advisory_lock(hashtextextended(:k, 0))"), {"k": lock_key(job)})
-        if not got.scalar():
+    with db.advisory_lock(lock_key(job)) as got:
+        if not got:
             raise JobAlreadyRunningError(f"job {job} is already running elsewhere", field="job")
+        with db.session() as s:
+            run = JobRun(job=job, status="running")
+            s.add(run)
+            s.flush()
+            run_id = run.id
         try:
-            with db.session() as s:
-                run = JobRun(job=job, status="running")
-                s.add(run)
-                s.flush()
-                run_id = run.id
-            try:
-                report = work()
-            except Exception as exc:  # recorded, then re-raised: never swallowed
-                _finish(db, run_id, "failed", {}, f"{type(exc).__name__}: {exc}")
-                raise
-            outcome = JobOutcome(run_id, report)
-            _finish(db, run_id, "succeeded", outcome.counts(), None)
-            return outcome
-        finally:
-            lock_conn.execute(text("SELECT pg_advisory_unlock(hashtextextended(:k, 0))"), {"k": lock_key(job)})
-            lock_conn.commit()
+            report = work()
+        except Exception as exc:  # recorded, then re-raised: never swallowed
+            _finish(db, run_id, "failed", {}, f"{type(exc).__name__}: {exc}")
+            raise
+        outcome = JobOutcome(run_id, report)
+        _finish(db, run_id, "succeeded", outcome.counts(), None)
+        return outcome
 
 
 def _finish(db: Database, run_id: int, status: str, counts: dict[str, Any], error: str | None) -> None:

@@ -1,9 +1,8 @@
-"""Alembic environment: runs against the URL (or connection) the caller hands in."""
+"""Alembic environment: runs over the connection `namesake.db` hands in."""
 
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
 
 from namesake.models import Base
 
@@ -12,22 +11,13 @@ target_metadata = Base.metadata
 
 
 def run_migrations_online() -> None:
-    """Migrate over a connection given by `namesake.db.upgrade`, or one opened from the URL."""
+    """Migrate over the connection `namesake.db` hands in: the database is touched through `db.py` only."""
     connection = config.attributes.get("connection")
-    if connection is not None:
-        context.configure(connection=connection, target_metadata=target_metadata)
-        with context.begin_transaction():
-            context.run_migrations()
-        return
-    url = config.get_main_option("sqlalchemy.url")
-    if not url:
-        raise RuntimeError("alembic needs sqlalchemy.url: run migrations through `namesake db upgrade`")
-    engine = create_engine(url)
-    with engine.connect() as conn:
-        context.configure(connection=conn, target_metadata=target_metadata)
-        with context.begin_transaction():
-            context.run_migrations()
-    engine.dispose()
+    if connection is None:
+        raise RuntimeError("run migrations through `namesake db upgrade` (it hands alembic its connection)")
+    context.configure(connection=connection, target_metadata=target_metadata)
+    with context.begin_transaction():
+        context.run_migrations()
 
 
 run_migrations_online()

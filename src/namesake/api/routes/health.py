@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from namesake.api.deps import RuntimeDep
+from namesake.api.deps import ServicesDep
 from namesake.api.schemas import ReadyOut
-from namesake.errors import NamesakeError
 
-log = logging.getLogger(__name__)
 router = APIRouter(tags=["ops"])
 
 
@@ -28,24 +24,12 @@ def healthz() -> dict[str, str]:
         503: {"model": ReadyOut, "description": "a store failed"},
     },
 )
-def readyz(runtime: RuntimeDep) -> JSONResponse:
+def readyz(services: ServicesDep) -> JSONResponse:
     """PostgreSQL answers and the vector store lists its collections; 503 naming which failed.
 
     Open, like /healthz, so an orchestrator's probe needs no key; it says which store failed and
     nothing more (the reason goes to the log).
     """
-    checks: dict[str, str] = {}
-    try:
-        runtime.db.ping()
-        checks["postgresql"] = "ok"
-    except NamesakeError as exc:
-        log.warning("readiness: PostgreSQL: %s", exc.message)
-        checks["postgresql"] = "failed"
-    try:
-        runtime.vectors.list_collections()
-        checks["vector_store"] = "ok"
-    except NamesakeError as exc:
-        log.warning("readiness: vector store: %s", exc.message)
-        checks["vector_store"] = "failed"
+    checks = services.readiness()
     ready = all(v == "ok" for v in checks.values())
     return JSONResponse({"status": "ready" if ready else "unavailable", "checks": checks}, 200 if ready else 503)

@@ -8,8 +8,6 @@ from fastapi import APIRouter, Path, Query, Response
 
 from namesake.api.deps import ScopeDep, ServicesDep
 from namesake.api.schemas import errors
-from namesake.corrections_memory.forget import forget_correction
-from namesake.corrections_memory.service import list_corrections
 from namesake.reliability.inputs import Identifier
 from namesake.vocabulary import VocabularyFormat
 
@@ -33,9 +31,7 @@ def corrections(
 ) -> list[dict[str, Any]]:
     """The user's corrections memory as mirrored in PostgreSQL, newest first; `X-Next-Before` pages on."""
     stored = scope.inward(user_id, "user_id")
-    rows = list_corrections(
-        services.runtime.db, stored, include_superseded=include_superseded, limit=limit, before=before
-    )
+    rows = services.corrections(stored, include_superseded=include_superseded, limit=limit, before=before)
     if limit is not None and len(rows) == limit:
         response.headers["X-Next-Before"] = str(rows[-1]["id"])
     return scope.outward_json(rows)
@@ -44,8 +40,7 @@ def corrections(
 @router.delete("/users/{user_id}/corrections/{correction_id}", responses=errors(404))
 def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> dict[str, Any]:
     """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
-    rt = services.runtime
-    receipt = forget_correction(rt.db, rt.vectors, scope.inward(user_id, "user_id"), correction_id)
+    receipt = services.forget_correction(scope.inward(user_id, "user_id"), correction_id)
     return scope.outward_json(receipt.as_json())
 
 
