@@ -136,7 +136,7 @@ def test_a_new_final_supersedes_the_old_one_and_only_it_is_boosted(memory: Runti
     assert _points(memory) == 1
     cand = _cand("Mitnou", "MeetNoo")
     stats = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings).boost("u1", [cand])
-    assert stats.boosted == 1 and cand.final == "Meetnoo SAS" and cand.signals["memory_bonus"] > 0
+    assert stats.boosted == 1 and cand.final == "Meetnoo SAS" and cand.memory_bonus > 0
     assert [c["final"] for c in list_corrections(memory.db, "u1")] == ["Meetnoo SAS"]
 
 
@@ -197,7 +197,7 @@ def test_a_failing_vector_store_leaves_candidates_unchanged_and_counts(memory: R
     cand = _cand("Mitnou", "X")
     stats = reader.boost("u1", [cand])
     assert stats.errors == 1 and errors == [1]
-    assert cand.final == "X" and "memory_bonus" not in cand.signals
+    assert cand.final == "X" and cand.memory_score is None
 
 
 def test_bootstrap_is_idempotent_and_refuses_another_dimension(runtime: Runtime) -> None:

@@ -7,9 +7,9 @@ import math
 import pytest
 
 from namesake.corrections_memory.decision import Existing, SemanticHit, WriteOutcome, decide_write
-from namesake.corrections_memory.reader import BoostParams, memory_bonus
 from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import InvalidInputError
+from namesake.reliability.memory_policy import BoostParams, boost_for
 from namesake.vectors.base import Match
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)
@@ -26,7 +26,7 @@ P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.
     ],
 )
 def test_boost_formula(score: float, freq: int, bonus: float) -> None:
-    assert memory_bonus(score, freq, P) == pytest.approx(bonus)
+    assert boost_for(score, freq, P) == pytest.approx(bonus)
 
 
 E = Existing(row_id=1, final_norm="meetnoo", source_suggestion_ids=("s1",))

@@ -10,7 +10,7 @@ from namesake.reliability.candidates import spot_candidates, token_set_similarit
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import apply_refusals, refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.scorer import ScorerWeights, confidence, decide, resolve_overlaps, score_candidates
+from namesake.reliability.scorer import Scorer, confidence, decide, resolve_overlaps, score_candidates
 from namesake.reliability.types import (
     Candidate,
     CanonicalDictionary,
@@ -97,7 +97,7 @@ def test_token_set_similarity_guards_subsets() -> None:
     assert token_set_similarity("Reiner Blair", "Rainer Blair") > 0.8
 
 
-W = ScorerWeights.from_settings(Settings())
+W = Scorer.from_settings(Settings())
 
 
 def test_confidence_rises_with_evidence_and_falls_for_common_words() -> None:
@@ -105,7 +105,7 @@ def test_confidence_rises_with_evidence_and_falls_for_common_words() -> None:
     common = dict(strong, commonness=5.5 / 7)
     assert confidence(strong, W) > confidence(common, W)
     assert confidence(dict(strong, llm=1.0), W) > confidence(strong, W) > confidence(dict(strong, llm=-1.0), W)
-    assert confidence(dict(strong, memory_bonus=0.2), W) == pytest.approx(min(1.0, confidence(strong, W) + 0.2))
+    assert confidence(strong, W, bonus=0.2) == pytest.approx(min(1.0, confidence(strong, W) + 0.2))
     assert 0.0 <= confidence({}, W) <= 1.0
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from namesake.errors import ConfigurationError
-from namesake.reliability.scorer import ScorerWeights, confidence
+from namesake.reliability.scorer import Scorer, confidence
 from namesake.reliability.trees import BUNDLED_MODEL, MAX_COMPILED_SPLITS, ROW_BLOCK, TreeModel, load_model
 from namesake.settings import Settings
 
@@ -51,9 +51,9 @@ def test_a_malformed_model_file_is_a_configuration_error(tmp_path: Path) -> None
 def test_settings_choose_the_model_file_or_the_logistic(tmp_path: Path) -> None:
     path = tmp_path / "model.json"
     path.write_text(json.dumps(MODEL))
-    w = ScorerWeights.from_settings(Settings(reliability_scorer_model=path))
+    w = Scorer.from_settings(Settings(reliability_scorer_model=path))
     assert confidence({"edit": 0.9, "commonness": 0.2}, w) == pytest.approx(1 / (1 + math.exp(-2.25)), abs=1e-4)
-    logistic = ScorerWeights.from_settings(Settings(reliability_scorer="logistic"))
+    logistic = Scorer.from_settings(Settings(reliability_scorer="logistic"))
     assert logistic.model is None and 0.0 < confidence({"edit": 0.9}, logistic) < 1.0
 
 

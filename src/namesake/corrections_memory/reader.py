@@ -3,52 +3,23 @@
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from namesake.corrections_memory.scope import memory_filter
 from namesake.embeddings import Embedder
 from namesake.errors import EmbedderError, VectorStoreError
+from namesake.reliability.memory_policy import BoostParams, boost_for, take_remembered_final
 from namesake.reliability.pipeline import BoostStats
 from namesake.reliability.types import Candidate
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.text import compact
 from namesake.vectors.base import VectorStore
 
 log = logging.getLogger(__name__)
 # Originals whose vectors the reader keeps (≈ 2 KB each for the bundled 512-d embedder).
 EMBEDDING_CACHE = 20_000
-
-
-@dataclass(frozen=True)
-class BoostParams:
-    """The boost formula's constants (settings RELIABILITY_CORRECTIONS_MEMORY_BOOST_*)."""
-
-    threshold: float
-    score_weight: float
-    freq_weight: float
-    max_bonus: float
-
-    @classmethod
-    def from_settings(cls, s: Settings) -> BoostParams:
-        """Read the four settings."""
-        return cls(
-            s.reliability_corrections_memory_boost_threshold,
-            s.reliability_corrections_memory_boost_score_weight,
-            s.reliability_corrections_memory_boost_freq_weight,
-            s.reliability_corrections_memory_boost_max_bonus,
-        )
-
-
-def memory_bonus(score: float, frequency: int, p: BoostParams) -> float:
-    """min(MAX, (score − THRESHOLD)·SCORE_W + log(1 + freq)·FREQ_W) when score ≥ THRESHOLD, else 0."""
-    if score < p.threshold:
-        return 0.0
-    return min(p.max_bonus, (score - p.threshold) * p.score_weight + math.log1p(max(0, frequency)) * p.freq_weight)
 
 
 class CorrectionsMemoryReader:
@@ -121,15 +92,10 @@ class CorrectionsMemoryReader:
             if not hits:
                 continue
             hit = hits[0]
-            bonus = memory_bonus(hit.score, int(hit.payload.get("frequency", 1)), self.params)
+            bonus = boost_for(hit.score, int(hit.payload.get("frequency", 1)), self.params)
             if bonus <= 0:
                 continue
-            remembered = str(hit.payload.get("final", ""))
-            if remembered and compact(remembered) != compact(cand.final):
-                cand.meta["proposed_final"] = cand.final
-                cand.final = remembered
-                cand.source = "memory"
-            cand.signals["memory_bonus"] = round(bonus, 4)
-            cand.signals["memory_score"] = round(hit.score, 4)
+            take_remembered_final(cand, str(hit.payload.get("final", "")))
+            cand.memory_bonus, cand.memory_score = round(bonus, 4), round(hit.score, 4)
             stats.boosted += 1
         return stats

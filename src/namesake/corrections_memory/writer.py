@@ -132,7 +132,7 @@ def mirror_payload(row: CorrectionMirror, *, created_at: datetime | None = None)
     }
 
 
-def lock_key(user_id: str, entity_type: str, original_norm: str) -> str:
+def correction_lock_key(user_id: str, entity_type: str, original_norm: str) -> str:
     """The advisory-lock key: one writer at a time per (user, type, original)."""
     return f"corrections:{user_id}\x1f{entity_type}\x1f{original_norm}"
 
@@ -186,7 +186,7 @@ class CorrectionMemoryWriter:
         work.session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
         work.session.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-            {"k": lock_key(c.user_id, c.entity_type, prepared.original_norm)},
+            {"k": correction_lock_key(c.user_id, c.entity_type, prepared.original_norm)},
         )
 
     def record_in(

@@ -37,14 +37,14 @@ class JobOutcome:
         return dict(self.report) if isinstance(self.report, dict) else {"result": self.report}
 
 
-def lock_key(job: str) -> str:
+def job_lock_key(job: str) -> str:
     """Advisory-lock key of a job (hashed by PostgreSQL)."""
     return f"namesake-job:{job}"
 
 
 def run_exclusive(db: Database, job: str, work: Callable[[], T]) -> JobOutcome:
     """Run `work` if no other process runs `job`; record start, end, status, counts or error."""
-    with db.advisory_lock(lock_key(job)) as got:
+    with db.advisory_lock(job_lock_key(job)) as got:
         if not got:
             raise JobAlreadyRunningError(f"job {job} is already running elsewhere", field="job")
         with db.session() as s:

@@ -11,7 +11,8 @@ from collections import defaultdict
 
 from rapidfuzz import fuzz
 
-from namesake.reliability.remembered import REMEMBERED_MIN_SIMILARITY, remembered_candidates
+from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
+from namesake.reliability.remembered import remembered_candidates
 from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
 from namesake.reliability.windows import (
     MAX_SPELLED_LETTERS,
@@ -112,11 +113,11 @@ def spot_candidates(
             if cand is None:
                 continue
             cand.signals.update(signals)
-            cand.meta.update(rank=entry.rank, window_tokens=n_window, entry_tokens=n_entry)
+            cand.rank, cand.window_tokens, cand.entry_tokens = entry.rank, n_window, n_entry
             if n_window < n_entry:  # scored like the others (the model learns from it), never proposed
                 cand.repeats_neighbour = neighbour_is_missing_word(index.tokens[w.segment], w, entry.norm.split())
             if entry.spoken:  # "M and A" said for M&A: judged against the spoken form, a spelling fix
-                cand.meta["match_final"] = entry.spoken
+                cand.match_final = entry.spoken
             out.append(cand)
 
     out.extend(remembered_candidates(segments, tokens, index, keys, remembered or [], language))
@@ -132,13 +133,13 @@ def context_free_spans(segments: list[Segment], language: str = "en") -> list[Ca
         for t in toks:
             if t.text.isalpha() and t.text.isupper() and 2 <= len(t.text) <= 6 and t.norm not in stop:
                 cand = Candidate(seg.id, t.start, t.end, t.text, t.text, "ACRONYM", "context_free")
-                cand.signals["context_free"] = 1.0
+                cand.context_free = True
                 out.append(cand)
         for i, j, _key, letters in spelled_runs([t.norm for t in toks], MAX_SPELLED_LETTERS):
             if j - i >= 2:  # three letters at least: "a see" alone is ordinary speech
                 start, end = toks[i].start, toks[j].end
                 cand = Candidate(seg.id, start, end, seg.text[start:end], letters.upper(), "ACRONYM", "context_free")
-                cand.signals["context_free"] = 1.0
+                cand.context_free = True
                 out.append(cand)
     return out
 

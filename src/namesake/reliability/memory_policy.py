@@ -7,8 +7,66 @@ signals alone decide), a remembered correction is at least shown, and the memory
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from namesake.reliability.types import Candidate, Decision, RememberedCorrection
+from namesake.settings import Settings
 from namesake.text import compact, normalise
+
+# How close a window must be to an original the user corrected to get that user's final proposed.
+REMEMBERED_MIN_SIMILARITY = 0.8
+# Words either side of a span compared with the context a correction was taught in.
+CONTEXT_WORDS = 6
+# Content words that must be shared with the taught context before it counts as alike at all.
+MIN_SHARED_WORDS = 2
+# How everyday a span of numbers only ("90", "2.3") counts: more than any word, a number is never a name.
+EVERYDAY_NUMBER = 8.0
+
+
+@dataclass(frozen=True)
+class BoostParams:
+    """The boost formula's constants (settings RELIABILITY_CORRECTIONS_MEMORY_BOOST_*)."""
+
+    threshold: float
+    score_weight: float
+    freq_weight: float
+    max_bonus: float
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> BoostParams:
+        """Read the four settings."""
+        return cls(
+            s.reliability_corrections_memory_boost_threshold,
+            s.reliability_corrections_memory_boost_score_weight,
+            s.reliability_corrections_memory_boost_freq_weight,
+            s.reliability_corrections_memory_boost_max_bonus,
+        )
+
+
+def boost_for(score: float, frequency: int, p: BoostParams) -> float:
+    """What a remembered fix this near adds: min(MAX, (score − THRESHOLD)·SCORE_W + log(1 + freq)·FREQ_W), else 0."""
+    if score < p.threshold:
+        return 0.0
+    return min(p.max_bonus, (score - p.threshold) * p.score_weight + math.log1p(max(0, frequency)) * p.freq_weight)
+
+
+def take_remembered_final(c: Candidate, remembered_final: str) -> None:
+    """The final the user taught replaces the one proposed (kept in meta): they said what this span means."""
+    if remembered_final and compact(remembered_final) != compact(c.final):
+        c.proposed_final = c.final
+        c.final = remembered_final
+        c.source = "memory"
+
+
+def context_share(here: frozenset[str], taught: frozenset[str]) -> float:
+    """How alike a span's neighbouring content words are to those the fix was taught among, in [0, 1].
+
+    One shared word is chance ("the two of us"): below MIN_SHARED_WORDS it is 0; the share is of the
+    smaller side.
+    """
+    shared = len(here & taught)
+    return shared / max(1, min(len(here), len(taught))) if shared >= MIN_SHARED_WORDS else 0.0
 
 
 def pair(c: Candidate | RememberedCorrection) -> tuple[str, str]:
@@ -53,9 +111,9 @@ def apply_refusals(
     return kept
 
 
-def memory_bonus(c: Candidate) -> float:
+def bonus_of(c: Candidate) -> float:
     """The reader's bonus, unless the pair is contested (then the memory says nothing either way)."""
-    return 0.0 if c.contested else c.signals.get("memory_bonus", 0.0)
+    return 0.0 if c.contested else c.memory_bonus
 
 
 # An original whose commonest word (numbers aside) is at least this frequent (wordfreq Zipf, the

@@ -15,7 +15,7 @@ from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
 from namesake.reliability.scorer import (
-    ScorerWeights,
+    Scorer,
     fill_context_signals,
     fill_signals,
     resolve_overlaps,
@@ -136,7 +136,7 @@ def run_stages(
     llm: LLMProvider | None = None,
 ) -> tuple[list[Candidate], RunStats]:
     """S1 spot → S2 gate → signals → memory boost → LLM on the uncertain → score → decide; pure but for the ports."""
-    weights = ScorerWeights.from_settings(settings)
+    weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)
     cands = candidate_signals(inputs, settings, stats, with_llm=llm is not None)
     _timed(stats, "score", lambda: score_candidates(cands, weights))

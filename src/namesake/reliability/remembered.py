@@ -10,6 +10,12 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import lru_cache
 
+from namesake.reliability.memory_policy import (
+    CONTEXT_WORDS,
+    EVERYDAY_NUMBER,
+    REMEMBERED_MIN_SIMILARITY,
+    context_share,
+)
 from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
 from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,
@@ -19,9 +25,6 @@ from namesake.reliability.windows import (
     window_candidate,
 )
 from namesake.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
-
-# How close a window must be to an original the user corrected to get that user's final proposed.
-REMEMBERED_MIN_SIMILARITY = 0.8
 
 
 def remembered_candidates(
@@ -60,10 +63,7 @@ def remembered_candidates(
                 taught = taught_words(memo.context, memo.original, language)
                 if taught:
                     here = neighbour_words(tokens[w.segment], w.first, w.last, language)
-                    shared = len(here & taught)
-                    # one shared word is chance ("the two of us"); the share is of the smaller side
-                    alike = shared / max(1, min(len(here), len(taught))) if shared >= MIN_SHARED_WORDS else 0.0
-                    cand.signals["remembered_context"] = round(alike, 4)
+                    cand.signals["remembered_context"] = round(context_share(here, taught), 4)
                 out.append(cand)
     return out
 
@@ -77,15 +77,6 @@ def everyday_zipf(text: str, language: str) -> float:
     if not words:
         return EVERYDAY_NUMBER
     return max(word_frequency(w, language) for w in words)
-
-
-EVERYDAY_NUMBER = 8.0
-
-
-# Words either side of a span compared with the context a correction was taught in.
-CONTEXT_WORDS = 6
-# Content words that must be shared with the taught context before it counts as alike at all.
-MIN_SHARED_WORDS = 2
 
 
 def neighbour_words(toks: list[Token], first: int, last: int, language: str) -> frozenset[str]:

@@ -18,7 +18,7 @@ import jellyfish
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.candidates import token_set_similarity
-from namesake.reliability.memory_policy import memory_bonus, memory_bounds, taught
+from namesake.reliability.memory_policy import bonus_of, memory_bounds, taught
 from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
@@ -34,7 +34,7 @@ OUTSIDE_MODEL = ("asr",)
 
 
 @dataclass(frozen=True)
-class ScorerWeights:
+class Scorer:
     """The scoring model (trees, or None for the logistic), its weights, and the decision thresholds."""
 
     bias: float
@@ -45,7 +45,7 @@ class ScorerWeights:
     model: TreeModel | None = None
 
     @classmethod
-    def from_settings(cls, s: Settings) -> ScorerWeights:
+    def from_settings(cls, s: Settings) -> Scorer:
         """Read the scorer, RELIABILITY_WEIGHT_* and threshold settings."""
         weights = {name: float(getattr(s, f"reliability_weight_{name}")) for name in LINEAR_SIGNALS}
         model = None
@@ -74,10 +74,9 @@ def asr_doubt(segment: Segment, start: int, end: int) -> float | None:
 def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> None:
     """Compute the similarity and prior signals of one candidate (pure; idempotent)."""
     # Similarity is judged on the whole window that matched the entry, before edge trimming.
-    original = cand.meta.get("match_original", cand.original)
-    final = cand.meta.get("match_final", cand.final)
-    rank, tokens = int(cand.meta.get("rank", 10)), int(cand.meta.get("window_tokens", 1))
-    key = (cand.original, cand.final, original, final, rank, tokens, cand.entity_type, language)
+    original = cand.original if cand.match_original is None else cand.match_original
+    final = cand.final if cand.match_final is None else cand.match_final
+    key = (cand.original, cand.final, original, final, cand.rank, cand.window_tokens, cand.entity_type, language)
     cand.signals.update(
         _text_signals(*key, acronym=cand.signals.pop("acronym_spelled", cand.signals.get("acronym", 0.0)))
     )
@@ -134,7 +133,7 @@ def fill_context_signals(cands: list[Candidate]) -> None:
         c.signals["span_alternatives"] = round(math.log(spans[c.span]), 4)
 
 
-def base_logits(signals: list[dict[str, float]], w: ScorerWeights) -> list[float]:
+def base_logits(signals: list[dict[str, float]], w: Scorer) -> list[float]:
     """Log-odds from the similarity and prior signals: the trees (plus ASR doubt) or the logistic."""
     if w.model is not None:
         outside = [sum(w.signals[n] * s.get(n, 0.0) for n in OUTSIDE_MODEL) for s in signals]
@@ -142,9 +141,9 @@ def base_logits(signals: list[dict[str, float]], w: ScorerWeights) -> list[float
     return [w.bias + sum(weight * s.get(name, 0.0) for name, weight in w.signals.items()) for s in signals]
 
 
-def evidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
+def evidence(signals: dict[str, float], w: Scorer, base: float | None = None, *, context_free: bool = False) -> float:
     """sigmoid(base log-odds [+ LLM verdict]): what the signals say, before the memory and the policy."""
-    if signals.get("context_free"):  # nothing to compare with: only the LLM's verdict can make it a suggestion
+    if context_free:  # nothing to compare with: only the LLM's verdict can make it a suggestion
         z = w.bias
     elif base is not None:
         z = base
@@ -155,9 +154,9 @@ def evidence(signals: dict[str, float], w: ScorerWeights, base: float | None = N
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def confidence(signals: dict[str, float], w: ScorerWeights, base: float | None = None) -> float:
-    """The evidence plus the memory bonus, in [0, 1]; independent of the decision thresholds."""
-    return with_memory(evidence(signals, w, base), signals.get("memory_bonus", 0.0))
+def confidence(signals: dict[str, float], w: Scorer, *, bonus: float = 0.0) -> float:
+    """The evidence plus the memory's bonus, in [0, 1]; independent of the decision thresholds."""
+    return with_memory(evidence(signals, w), bonus)
 
 
 def with_memory(evidence_: float, bonus: float) -> float:
@@ -165,7 +164,7 @@ def with_memory(evidence_: float, bonus: float) -> float:
     return max(0.0, min(1.0, evidence_ + bonus))
 
 
-def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> Decision:
+def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     """auto_applied at or above AUTO_APPLY, pending at or above SUGGEST, else dropped; then the policy's caps.
 
     The caps: the memory's bounds (`memory_policy.memory_bounds`), a rewrite around a right entity is
@@ -186,12 +185,12 @@ def decide(c: Candidate, w: ScorerWeights, evidence_: float | None = None) -> De
     return decision
 
 
-def score_candidates(candidates: list[Candidate], w: ScorerWeights) -> None:
+def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
     """Set confidence and decision on each candidate from its signals (the model runs once for all)."""
     bases = base_logits([c.signals for c in candidates], w) if candidates else []
     for c, base in zip(candidates, bases, strict=True):
-        ev = evidence(c.signals, w, base)
-        c.confidence = round(with_memory(ev, memory_bonus(c)), 4)
+        ev = evidence(c.signals, w, base, context_free=c.context_free)
+        c.confidence = round(with_memory(ev, bonus_of(c)), 4)
         c.decision = decide(c, w, ev)
 
 

@@ -187,19 +187,35 @@ class Candidate:
     final: str
     entity_type: str
     source: str
-    signals: dict[str, float] = field(default_factory=dict)
+    signals: dict[str, float] = field(default_factory=dict)  # what the scorer reads, by name
     confidence: float = 0.0
     decision: Decision = Decision.DROPPED
-    meta: dict[str, Any] = field(default_factory=dict)
+    # How the spotter matched it: the whole window and the entry's form (before edge trimming), the entry's
+    # frequency rank and both lengths in tokens; what the similarity signals are computed on.
+    match_original: str | None = None
+    match_final: str | None = None
+    rank: int = 10
+    window_tokens: int = 1
+    entry_tokens: int = 0
+    # Not features: a span with nothing to compare with (only the LLM can judge it), and what the memory said.
+    context_free: bool = False
+    memory_bonus: float = 0.0
+    memory_score: float | None = None
+    proposed_final: str | None = None  # the spotter's final, when the memory replaced it with the user's
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
 
     def audit(self) -> dict[str, float]:
-        """What is stored with a suggestion to explain it: every signal it was scored on, and its flags."""
+        """What is stored with a suggestion to explain it: the signals it was scored on, the memory's say, its flags."""
+        extra: dict[str, float] = {}
+        if self.context_free:
+            extra["context_free"] = 1.0
+        if self.memory_score is not None:
+            extra.update(memory_bonus=self.memory_bonus, memory_score=self.memory_score)
         flags = {"contested": self.contested, "extends_right_entity": self.extends_right_entity}
-        return {**self.signals, **{k: 1.0 for k, v in flags.items() if v}}
+        return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 
     @property
     def span(self) -> tuple[str, int, int]:

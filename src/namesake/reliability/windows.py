@@ -182,7 +182,7 @@ def window_candidate(
     if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):
         return None
     cand = Candidate(seg.id, start, end, seg.text[start:end], new_final, entity_type, source)
-    cand.meta.update(match_original=seg.text[full_start:full_end], match_final=final)
+    cand.match_original, cand.match_final = seg.text[full_start:full_end], final
     return cand
 
 
