@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 
 from namesake.db import Database, open_database, sqlalchemy_url
+from namesake.embeddings import Embedder
+from namesake.runtime import Runtime
 from namesake.settings import Settings
+from namesake.vectors.base import VectorStore
+from namesake.vectors.edge import EdgeVectorStore
 
 TABLES = "job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
 
@@ -73,6 +78,37 @@ def db(_migrated_db: Database) -> Iterator[Database]:
 def settings(tmp_path: Path, database_url: str) -> Settings:
     """Settings for one test: scratch database, a private data dir for the embedded Qdrant store."""
     return Settings(database_url=database_url, namesake_data_dir=tmp_path / "data")
+
+
+def tuned(settings: Settings, **update: object) -> Settings:
+    """The settings with some values changed, through the validators (model_copy(update=…) skips them)."""
+    return Settings.model_validate({**settings.model_dump(), **update})
+
+
+def retuned(rt: Runtime, **update: object) -> Runtime:
+    """The same stores under settings with some values changed (through the validators)."""
+    return dataclasses.replace(rt, settings=tuned(rt.settings, **update))
+
+
+MakeRuntime = Callable[..., Runtime]
+
+
+@pytest.fixture
+def make_runtime(db: Database, embedder: Embedder) -> Iterator[MakeRuntime]:
+    """Runtimes over the test's database and the session's embedder, no LLM: one embedded Qdrant store per
+    data dir (settings that differ share it), every store closed after the test."""
+    stores: dict[Path, EdgeVectorStore] = {}
+
+    def make(settings: Settings, *, vectors: VectorStore | None = None) -> Runtime:
+        if vectors is None:
+            vectors = stores.get(settings.qdrant_store_dir)
+            if vectors is None:
+                vectors = stores[settings.qdrant_store_dir] = EdgeVectorStore(settings.qdrant_store_dir)
+        return Runtime(settings, db, vectors, embedder, None)
+
+    yield make
+    for store in stores.values():
+        store.close()
 
 
 @pytest.fixture(scope="session")

@@ -13,11 +13,8 @@ import httpx
 import pytest
 
 from namesake.api.app import create_app
-from namesake.db import Database
-from namesake.embeddings import Embedder
-from namesake.runtime import Runtime
 from namesake.settings import Settings
-from namesake.vectors.edge import EdgeVectorStore
+from tests.conftest import MakeRuntime, tuned
 from tests.live import live_server
 
 pytestmark = pytest.mark.browser
@@ -41,16 +38,12 @@ SHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
 @pytest.fixture
-def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[str]:
+def server(settings: Settings, make_runtime: MakeRuntime) -> Iterator[str]:
     """A real uvicorn server on a free port, on the test database and an embedded vector store."""
     # nothing auto-applied: every suggestion waits for the reviewer (the page's main case)
-    s = settings.model_copy(
-        update={"namesake_api_keys": [f"{KEY}:tenant-acme"], "reliability_auto_apply_threshold": 0.99}
-    )
-    store = EdgeVectorStore(s.qdrant_store_dir)
-    with live_server(create_app(s, Runtime(s, db, store, embedder, None))) as base:
+    s = tuned(settings, namesake_api_keys=[f"{KEY}:tenant-acme"], reliability_auto_apply_threshold=0.99)
+    with live_server(create_app(s, make_runtime(s))) as base:
         yield base
-    store.close()
 
 
 def _analyze(base: str, tid: str, user: str = "alice") -> dict[str, Any]:

@@ -12,10 +12,8 @@ from fastapi.testclient import TestClient
 
 from namesake.api.app import create_app
 from namesake.db import Database
-from namesake.embeddings import Embedder
-from namesake.runtime import Runtime
 from namesake.settings import Settings
-from namesake.vectors.edge import EdgeVectorStore
+from tests.conftest import MakeRuntime, tuned
 
 KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -28,13 +26,10 @@ TEXT = [
 
 
 @pytest.fixture
-def client(settings: Settings, db: Database, embedder: Embedder) -> Iterator[TestClient]:
-    s = settings.model_copy(update={"namesake_api_keys": [KEY], "max_segments": 50, "max_request_bytes": 200_000})
-    store = EdgeVectorStore(s.qdrant_store_dir)
-    runtime = Runtime(s, db, store, embedder, None)
-    with TestClient(create_app(s, runtime)) as c:
+def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
+    s = tuned(settings, namesake_api_keys=[KEY], max_segments=50, max_request_bytes=200_000)
+    with TestClient(create_app(s, make_runtime(s))) as c:
         yield c
-    store.close()
 
 
 def _transcript(tid: str, user: str = "alice") -> dict[str, Any]:
@@ -280,14 +275,13 @@ def test_bad_bytes_and_oversized_bodies_are_refused_before_anything_is_written(c
 
 
 def test_with_postgresql_down_every_route_answers_the_json_503(
-    settings: Settings, db: Database, embedder: Embedder
+    settings: Settings, db: Database, make_runtime: MakeRuntime
 ) -> None:
     from sqlalchemy import create_engine
     from sqlalchemy.orm import sessionmaker
 
-    s = settings.model_copy(update={"namesake_api_keys": [KEY]})
-    store = EdgeVectorStore(s.qdrant_store_dir)
-    with TestClient(create_app(s, Runtime(s, db, store, embedder, None))) as c:
+    s = tuned(settings, namesake_api_keys=[KEY])
+    with TestClient(create_app(s, make_runtime(s))) as c:
         dead = create_engine("postgresql+psycopg://postgres@127.0.0.1:1/none", pool_pre_ping=False)
         alive = db.sessions
         db.sessions = sessionmaker(dead)  # the runtime's database, as the routes reach it
@@ -299,7 +293,6 @@ def test_with_postgresql_down_every_route_answers_the_json_503(
                 assert r.json()["error"]["code"] == "STORE_UNAVAILABLE" and "127.0.0.1:1" not in r.text
         finally:
             db.sessions = alive
-    store.close()
 
 
 def test_a_manual_fix_sent_twice_counts_once_and_a_failed_one_leaves_nothing(client: TestClient) -> None:

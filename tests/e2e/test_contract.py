@@ -13,11 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from namesake.api.app import create_app
-from namesake.db import Database
-from namesake.embeddings import Embedder
-from namesake.runtime import Runtime
 from namesake.settings import Settings
-from namesake.vectors.edge import EdgeVectorStore
+from tests.conftest import MakeRuntime, tuned
 from tests.live import live_server
 
 schemathesis = pytest.importorskip("schemathesis")
@@ -30,13 +27,11 @@ EXAMPLES = 25
 
 
 @pytest.fixture
-def server(settings: Settings, db: Database, embedder: Embedder) -> Iterator[tuple[str, dict[str, object]]]:
-    s = settings.model_copy(update={"namesake_api_keys": [KEY], "max_request_bytes": 200_000, "max_segments": 50})
-    store = EdgeVectorStore(s.qdrant_store_dir)
-    app = create_app(s, Runtime(s, db, store, embedder, None))
+def server(settings: Settings, make_runtime: MakeRuntime) -> Iterator[tuple[str, dict[str, object]]]:
+    s = tuned(settings, namesake_api_keys=[KEY], max_request_bytes=200_000, max_segments=50)
+    app = create_app(s, make_runtime(s))
     with live_server(app) as base:
         yield base, app.openapi()
-    store.close()
 
 
 def test_every_operation_answers_only_documented_statuses_and_never_a_server_error(

@@ -10,11 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from namesake.api.app import create_app
-from namesake.db import Database
-from namesake.embeddings import Embedder
-from namesake.runtime import Runtime
 from namesake.settings import Settings
-from namesake.vectors.edge import EdgeVectorStore
+from tests.conftest import MakeRuntime
 
 # configured exactly as an operator writes NAMESAKE_API_KEYS
 KEYS = "root-key,acme-key:tenant-acme,beta-key:tenant-beta"
@@ -25,14 +22,12 @@ TEXT = ["Good morning, this is Reiner Blair with the results.", "Our Cytova unit
 
 @pytest.fixture
 def client(
-    settings: Settings, db: Database, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, make_runtime: MakeRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[TestClient]:
     monkeypatch.setenv("NAMESAKE_API_KEYS", KEYS)
     s = Settings(database_url=settings.database_url, namesake_data_dir=settings.namesake_data_dir)
-    store = EdgeVectorStore(s.qdrant_store_dir)
-    with TestClient(create_app(s, Runtime(s, db, store, embedder, None))) as c:
+    with TestClient(create_app(s, make_runtime(s))) as c:
         yield c
-    store.close()
 
 
 def _analyze(c: TestClient, auth: dict[str, str], tid: str = "t1", user: str = "alice") -> dict[str, Any]:

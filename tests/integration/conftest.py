@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from namesake.db import Database
-from namesake.embeddings import Embedder
 from namesake.runtime import Runtime
 from namesake.settings import Settings
-from namesake.vectors.edge import EdgeVectorStore
+from tests.conftest import MakeRuntime
 
 
 @pytest.fixture
-def runtime(settings: Settings, db: Database, embedder: Embedder) -> Iterator[Runtime]:
+def runtime(settings: Settings, make_runtime: MakeRuntime) -> Runtime:
     """Real PostgreSQL (emptied), a fresh Qdrant Edge store, the bundled embedder, no LLM."""
-    store = EdgeVectorStore(settings.qdrant_store_dir)
-    rt = Runtime(settings, db, store, embedder, None)
-    yield rt
-    store.close()
+    return make_runtime(settings)

@@ -20,6 +20,7 @@ from namesake.reliability.types import Candidate
 from namesake.runtime import Runtime
 from namesake.settings import CORRECTIONS_COLLECTION
 from namesake.vectors.base import Filter, Match, VectorPoint
+from tests.conftest import tuned
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def memory(runtime: Runtime) -> Runtime:
 
 
 def _writer(rt: Runtime, **overrides: object) -> CorrectionMemoryWriter:
-    settings = rt.settings.model_copy(update=overrides) if overrides else rt.settings
+    settings = tuned(rt.settings, **overrides) if overrides else rt.settings
     return CorrectionMemoryWriter(rt.db, rt.vectors, rt.embedder, settings)
 
 
@@ -205,7 +206,7 @@ def test_bootstrap_is_idempotent_and_refuses_another_dimension(runtime: Runtime)
     first, second = boot.ensure_collection(), boot.ensure_collection()
     assert first.created and len(first.indexes_created) == 3
     assert not second.created and second.indexes_created == []
-    bad = runtime.settings.model_copy(update={"reliability_corrections_memory_vector_dim": 1024})
+    bad = tuned(runtime.settings, reliability_corrections_memory_vector_dim=1024)
     with pytest.raises(DimensionMismatchError, match="1024") as err:
         CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, bad).ensure_collection()
     assert "512" in str(err.value)

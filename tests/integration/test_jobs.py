@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,7 @@ from namesake.models import CanonicalVocabulary, CorrectionMirror, JobRun, Trans
 from namesake.runtime import Runtime
 from namesake.settings import CORRECTIONS_COLLECTION
 from namesake.vectors.base import VectorPoint, VectorStore
+from tests.conftest import retuned
 
 NOW = datetime.now(UTC)
 DIM = 512
@@ -75,12 +77,9 @@ def test_promotion_promotes_exactly_the_eligible_set(memory: Runtime) -> None:
     made = bulk_corrections(memory, rows)
     expected = {r.id for r in made if r.frequency >= 3 and r.quarantine_until <= NOW and not r.promoted_to_canonical
                 and r.status == "active"}  # fmt: skip
-    settings = memory.settings.model_copy(
-        update={"reliability_corrections_memory_promo_batch_size": 700,
-                "reliability_corrections_memory_promo_alert_threshold": 1000}
-    )  # fmt: skip
     alerts: list[int] = []
-    rt = Runtime(settings, memory.db, memory.vectors, memory.embedder, None)
+    rt = retuned(memory, reliability_corrections_memory_promo_batch_size=700,
+                 reliability_corrections_memory_promo_alert_threshold=1000)  # fmt: skip
     outcome = tasks.promote(rt, on_alert=alerts.append)
     report = outcome.report
     assert report.promoted == len(expected) == 2000 and report.pages == 3
@@ -146,7 +145,7 @@ def test_erasure_of_one_user_among_a_thousand_converges_after_a_failure(memory: 
     for tid in ("gone-t1", "kept-t1"):
         memory.vectors.ensure_collection(collection_for(tid, memory.settings), DIM)
     flaky = FailingOnce(memory.vectors)
-    rt = Runtime(memory.settings, memory.db, flaky, memory.embedder, None)  # type: ignore[arg-type]
+    rt = dataclasses.replace(memory, vectors=flaky)
     with pytest.raises(VectorStoreError):
         tasks.erase_user(rt, "gone")
     receipt = tasks.erase_user(rt, "gone").as_json()
@@ -200,8 +199,8 @@ def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: 
     from namesake.jobs.scheduler import start_scheduler
     from namesake.services import build_services
 
-    settings = memory.settings.model_copy(update={"reliability_corrections_memory_promo_run_hour_utc": 4})
-    scheduler = start_scheduler(build_services(Runtime(settings, memory.db, memory.vectors, memory.embedder, None)))
+    at_four = retuned(memory, reliability_corrections_memory_promo_run_hour_utc=4)
+    scheduler = start_scheduler(build_services(at_four))
     try:
         jobs = {j.id: j for j in scheduler.get_jobs()}
         assert set(jobs) == {"promotion", "reconciliation"}
@@ -219,8 +218,7 @@ def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: 
     with memory.db.session() as s:
         statuses = list(s.scalars(select(JobRun.status).where(JobRun.job == "promotion")))
     assert statuses == ["succeeded"] and inside == ["b ran"]  # one run recorded: the guarded call skipped
-    kept = settings.model_copy(update={"transcript_retention_days": 90})
-    scheduler = start_scheduler(build_services(Runtime(kept, memory.db, memory.vectors, memory.embedder, None)))
+    scheduler = start_scheduler(build_services(retuned(at_four, transcript_retention_days=90)))
     try:
         retention = {j.id: j for j in scheduler.get_jobs()}["retention"]
         assert (retention.next_run_time.hour, retention.next_run_time.minute) == (4, 30)
@@ -229,8 +227,7 @@ def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: 
 
 
 def test_a_global_entry_needs_users_of_two_tenants_once_tenants_exist(memory: Runtime) -> None:
-    tenanted = memory.settings.model_copy(update={"namesake_api_keys": ["root", "k:tenant-acme", "j:tenant-beta"]})
-    rt = Runtime(tenanted, memory.db, memory.vectors, memory.embedder, None)
+    rt = retuned(memory, namesake_api_keys=["root", "k:tenant-acme", "j:tenant-beta"])
     bulk_corrections(rt, [{"user_id": f"acme~{u}", "final": "Shared Corp", "frequency": 5} for u in "abcd"])
     tasks.promote(rt)  # four users, one tenant: acme's words stay acme's
     with rt.db.session() as s:

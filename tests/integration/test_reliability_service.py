@@ -16,6 +16,7 @@ from namesake.reliability.types import SuggestionStatus
 from namesake.runtime import Runtime
 from namesake.transcripts import TranscriptStore
 from namesake.vectors.base import VectorPoint
+from tests.conftest import retuned
 
 
 def _service(rt: Runtime, booster: MemoryBooster | None = None) -> AnalysisService:
@@ -73,9 +74,8 @@ def test_bad_input_writes_nothing(runtime: Runtime) -> None:
     service = _service(runtime)
     with pytest.raises(InvalidInputError, match=r"canonical_entities\.people"):
         service.analyze(_transcript(canonical_entities={"people": ["X"]}))
-    small = runtime.settings.model_copy(update={"max_segments": 1})
     with pytest.raises(InputTooLargeError, match="segments"):
-        _service(Runtime(small, runtime.db, runtime.vectors, runtime.embedder, None)).analyze(_transcript())
+        _service(retuned(runtime, max_segments=1)).analyze(_transcript())
     assert runtime.vectors.list_collections() == []
     with runtime.db.session() as s:
         assert s.scalar(select(func.count()).select_from(SuggestionRow)) == 0
@@ -102,13 +102,12 @@ def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runti
 
 
 def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtime) -> None:
-    shared = runtime.settings.model_copy(update={"canonical_layout": "shared"})
-    rt = Runtime(shared, runtime.db, runtime.vectors, runtime.embedder, None)
+    rt = retuned(runtime, canonical_layout="shared")
     service = _service(rt)
     service.index_entities("ta", {"orgs": ["Cytiva"]})
     service.index_entities("tb", {"orgs": ["Danaher"]})
     assert runtime.vectors.list_collections() == ["canonical_entities"]
-    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, shared)
+    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, rt.settings)
     assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Cytiva"]}
     assert enricher.fetch_canonical_entities("tb").lists == {"orgs": ["Danaher"]}
     service.index_entities("ta", {"orgs": ["Beckman"]})  # re-indexing replaces, never accumulates

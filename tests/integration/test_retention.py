@@ -15,6 +15,7 @@ from namesake.reliability.inputs import TranscriptIn
 from namesake.retention import delete_transcript, expire_transcripts
 from namesake.runtime import Runtime
 from namesake.services import build_services
+from tests.conftest import retuned
 
 ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]}
 
@@ -48,8 +49,7 @@ def test_retention_expires_only_transcripts_older_than_the_setting(runtime: Runt
             update(Transcript).where(Transcript.id == "old").values(analyzed_at=datetime.now(UTC) - timedelta(days=40))
         )
     assert expire_transcripts(runtime.db, runtime.vectors, runtime.settings) == {"expired": 0}  # unset: keep all
-    kept = runtime.settings.model_copy(update={"transcript_retention_days": 30})
-    rt = Runtime(kept, runtime.db, runtime.vectors, runtime.embedder, None)
+    rt = retuned(runtime, transcript_retention_days=30)
     assert tasks.expire_transcripts(rt).counts() == {"expired": 1}
     with runtime.db.session() as s:
         assert list(s.scalars(select(Transcript.id))) == ["new"]
