@@ -291,6 +291,13 @@ def test_with_postgresql_down_every_route_answers_the_json_503(
                 r = c.request(method, path, headers=AUTH)
                 assert r.status_code == 503 and r.headers["content-type"] == "application/json", (path, r.text)
                 assert r.json()["error"]["code"] == "STORE_UNAVAILABLE" and "127.0.0.1:1" not in r.text
+            engine = db.engine
+            db.engine = dead  # a job's advisory lock takes a connection of its own
+            try:
+                r = c.post("/v1/jobs/promotion/run", headers=AUTH)
+                assert r.status_code == 503 and r.json()["error"]["code"] == "STORE_UNAVAILABLE", r.text
+            finally:
+                db.engine = engine
         finally:
             db.sessions = alive
 
