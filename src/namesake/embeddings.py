@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from importlib import metadata
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -84,6 +85,44 @@ class UniversalSentenceEncoder:
         return l2_normalise(np.vstack(parts))
 
 
+# Texts whose vectors a process keeps (≈ 2 KB each at 512-d): list heads and originals recur.
+EMBEDDING_CACHE = 20_000
+
+
+class CachedEmbedder:
+    """Any embedder, each distinct text embedded once: a call's list heads recur with every analysis of
+    it (and across the calls of one company), a mis-heard original across a transcript."""
+
+    def __init__(self, inner: Embedder, size: int = EMBEDDING_CACHE) -> None:
+        self.inner, self.size = inner, size
+        self.name, self.version, self.dim = inner.name, inner.version, inner.dim
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load_in_background(self) -> None:
+        """Start loading the weights now when the embedder can (start-up opens the database meanwhile)."""
+        if isinstance(self.inner, UniversalSentenceEncoder):
+            self.inner.load_in_background()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dim) float32 rows, the texts not seen before embedded in one batch."""
+        with self._lock:
+            known = {t: v for t in dict.fromkeys(texts) if (v := self._vectors.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            fresh = self.inner.embed(missing)
+            known.update(zip(missing, fresh, strict=True))
+        with self._lock:
+            for t, v in known.items():
+                self._vectors[t] = v
+                self._vectors.move_to_end(t)
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
+
+
 def check_bge_m3_folder(path: Path) -> None:
     """Refuse a BGE-M3 folder that would load with random ColBERT / sparse heads."""
     if not path.is_dir():
@@ -126,5 +165,5 @@ def build_embedder(settings: Settings) -> Embedder:
     """The embedder EMBEDDING_BACKEND names; nothing is downloaded."""
     if settings.embedding_backend == "bge-m3":
         assert settings.embedding_model_path is not None  # enforced by Settings
-        return BgeM3Embedder(settings.embedding_model_path)
-    return UniversalSentenceEncoder(threads=settings.embedding_threads)
+        return CachedEmbedder(BgeM3Embedder(settings.embedding_model_path))
+    return CachedEmbedder(UniversalSentenceEncoder(threads=settings.embedding_threads))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from namesake.db import Database, open_database
-from namesake.embeddings import Embedder, UniversalSentenceEncoder, build_embedder
+from namesake.embeddings import CachedEmbedder, Embedder, build_embedder
 from namesake.llm import LLMProvider, build_llm
 from namesake.settings import Settings
 from namesake.vectors import VectorStore, open_vector_store
@@ -30,7 +30,7 @@ class Runtime:
 def open_runtime(settings: Settings) -> Runtime:
     """Open everything; on a failure part-way, close what was opened before re-raising."""
     embedder = build_embedder(settings)
-    if isinstance(embedder, UniversalSentenceEncoder):
+    if isinstance(embedder, CachedEmbedder):
         embedder.load_in_background()  # ~1.5 s of weights, while PostgreSQL starts
     db = open_database(settings)
     try:

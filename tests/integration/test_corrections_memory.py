@@ -14,6 +14,7 @@ from namesake.corrections_memory.decision import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import list_corrections
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.embeddings import CachedEmbedder
 from namesake.errors import DimensionMismatchError, StoreError
 from namesake.models import CorrectionMirror
 from namesake.reliability.types import Candidate
@@ -256,7 +257,8 @@ def test_the_boost_embeds_each_original_once_and_answers_the_same(memory: Runtim
             embedded.extend(texts)
             return memory.embedder.embed(texts)
 
-    reader = CorrectionsMemoryReader(memory.vectors, Counting(), memory.settings)  # type: ignore[arg-type]
+    # as build_embedder composes it: the cache in front of the model
+    reader = CorrectionsMemoryReader(memory.vectors, CachedEmbedder(Counting()), memory.settings)
     first = [_cand("Mitnou"), _cand("Mitnou"), _cand("Other")]
     reader.boost("u1", first)
     again = [_cand("Mitnou")]

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake.embeddings import BgeM3Embedder, Embedder, check_bge_m3_folder
+from namesake.embeddings import BgeM3Embedder, CachedEmbedder, Embedder, check_bge_m3_folder
 from namesake.errors import ConfigurationError
 
 
@@ -30,3 +30,28 @@ def test_bge_m3_refuses_a_folder_without_its_heads(tmp_path: Path) -> None:
         BgeM3Embedder(tmp_path)
     with pytest.raises(ConfigurationError, match="not a folder"):
         check_bge_m3_folder(tmp_path / "missing")
+
+
+class _Counting:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.asked = inner, 0
+        self.name, self.version, self.dim = inner.name, inner.version, inner.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.asked += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_the_cache_embeds_each_text_once_and_answers_the_same_vectors(embedder: Embedder) -> None:
+    counting = _Counting(embedder)
+    cached = CachedEmbedder(counting, size=3)
+    first = cached.embed(["Cytiva", "Danaher", "Cytiva"])
+    assert counting.asked == 2 and np.array_equal(first[0], first[2])
+    assert np.allclose(first, embedder.embed(["Cytiva", "Danaher", "Cytiva"]), atol=1e-6)
+    again = cached.embed(["Danaher", "Qiagen"])  # one new text: one more embedded
+    assert counting.asked == 3 and np.array_equal(again[0], first[1])
+    cached.embed(["A", "B", "C"])  # bounded: the oldest are pushed out and embedded again when asked
+    cached.embed(["Cytiva"])
+    assert counting.asked == 7 and cached.embed([]).shape == (0, 512)

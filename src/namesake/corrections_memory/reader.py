@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -18,8 +16,6 @@ from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.vectors.base import VectorStore
 
 log = logging.getLogger(__name__)
-# Originals whose vectors the reader keeps (≈ 2 KB each for the bundled 512-d embedder).
-EMBEDDING_CACHE = 20_000
 
 
 class CorrectionsMemoryReader:
@@ -36,30 +32,10 @@ class CorrectionsMemoryReader:
         self.store, self.embedder, self.clock = store, embedder, clock
         self.params = BoostParams.from_settings(settings)
         self.on_error = on_error
-        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
-        self._lock = threading.Lock()
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
-        """Vectors of the texts; the same originals recur across a transcript and across analyses: embedded once."""
-        with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if missing:
-            fresh = self.embedder.embed(missing)
-            with self._lock:
-                for t, v in zip(missing, fresh, strict=True):
-                    self._vectors[t] = v.tolist()
-                while len(self._vectors) > EMBEDDING_CACHE:
-                    self._vectors.popitem(last=False)
-        with self._lock:
-            out = []
-            for t in texts:
-                vector = self._vectors.get(t)
-                if vector is None:  # pushed out meanwhile by a concurrent request
-                    vector = self.embedder.embed([t])[0].tolist()
-                else:
-                    self._vectors.move_to_end(t)
-                out.append(vector)
-            return out
+        """Vectors of the texts (the embedder keeps the ones it has seen: originals recur across analyses)."""
+        return [v.tolist() for v in self.embedder.embed(texts)]
 
     def boost(self, user_id: str, candidates: list[Candidate]) -> BoostStats:
         """Add `memory_bonus` to candidates whose original the user corrected; propose that final if it differs."""
