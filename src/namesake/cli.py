@@ -169,6 +169,7 @@ def analyze(
     from namesake.reliability.files import read_transcripts
 
     settings = _settings()
+    _check_id(user, "--user")
     try:
         transcripts = read_transcripts(path, settings)
     except NamesakeError as exc:
@@ -192,6 +193,24 @@ def analyze(
                 bar.advance()
         except NamesakeError as exc:
             raise _fail(exc) from exc
+
+
+def _check_id(value: str | None, option: str) -> None:
+    """Refuse, exit 2, an id the API could never address ("../../etc"): the rule every id follows."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from namesake.reliability.inputs import Identifier
+
+    if value is None:
+        return
+    try:
+        TypeAdapter(Identifier).validate_python(value)
+    except ValidationError as exc:
+        err.print(
+            f"error: {option}: {value!r} is not an id (letters, digits, '_', '.', '-'; 200 at most)",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+        raise typer.Exit(2) from exc
 
 
 def _applied(transcript: TranscriptIn, result: AnalysisResult) -> dict[str, Any]:
@@ -313,6 +332,7 @@ def users_erase(
     The receipt is JSON either way (a pretty one on a terminal); --json prints it on one line.
     """
     settings = _settings()
+    _check_id(user_id, "USER_ID")
     with _open_services(settings) as services, progress(err, f"erasing {user_id}", None) as bar:
         try:
             receipt = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n))
@@ -338,6 +358,7 @@ def vocab_export(
 ) -> None:
     """Print what USER taught as an engine takes it (keyterm / custom_spelling / additional_vocab / prompt)."""
     settings = _settings()
+    _check_id(user, "--user")
     with _open_services(settings) as services:
         try:
             body = services.vocabulary(user, fmt.value, transcript)

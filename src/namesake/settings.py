@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -13,6 +16,7 @@ from namesake.tenancy import key_scopes
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(gt=0)]
 
+log = logging.getLogger(__name__)
 CORRECTIONS_COLLECTION = "reliability_corrections_memory"
 SHARED_CANONICAL_COLLECTION = "canonical_entities"
 
@@ -176,9 +180,43 @@ def jobs_run_here(s: Settings) -> bool:
     return s.jobs_enabled if s.jobs_enabled is not None else s.database_url is None
 
 
+# Prefixes of namesake's own variables: one of these that names no setting is a typo or a removed setting.
+OWN_PREFIXES = ("NAMESAKE_", "RELIABILITY_", "LLM_", "EMBEDDING_")
+# Variables under those prefixes that namesake's own tools read, not the service: never warned about.
+NOT_SETTINGS = frozenset({"NAMESAKE_BENCH_DATA"})
+# Settings the seed names that namesake no longer reads, and what to set instead.
+REMOVED = {
+    "RELIABILITY_RAG_CANONICAL_MAX_ITEMS": "lists are no longer cut before spotting (every entry is matched); "
+    "the LLM prompt's list is capped by RELIABILITY_V5_CANONICAL_LIST_CAP",
+}
+
+
+def unknown_settings(names: Iterable[str]) -> list[str]:
+    """A sentence for each variable under namesake's prefixes that no setting reads (set, and silently ignored)."""
+    known = {name.upper() for name in Settings.model_fields}
+    out = []
+    for name in sorted({n.upper() for n in names}):
+        if name in REMOVED:
+            out.append(f"{name} is set but no longer read: {REMOVED[name]}")
+        elif name.startswith(OWN_PREFIXES) and name not in known and name not in NOT_SETTINGS:
+            out.append(f"{name} is set but is not a namesake setting (a typo?); it is ignored")
+    return out
+
+
 def get_settings(**overrides: object) -> Settings:
-    """Build settings from the environment and a `.env` file (plus explicit overrides); never at import time."""
-    return Settings(_env_file=DOTENV, **overrides)  # type: ignore[arg-type, call-arg]
+    """Build settings from the environment and a `.env` file (plus explicit overrides); never at import time.
+
+    A variable namesake would ignore (a removed setting, a typo under its prefixes) is named in a warning.
+    """
+    settings = Settings(_env_file=DOTENV, **overrides)  # type: ignore[arg-type, call-arg]
+    names = list(os.environ)
+    if Path(DOTENV).is_file():
+        from dotenv import dotenv_values
+
+        names += list(dotenv_values(DOTENV))
+    for line in unknown_settings(names):
+        log.warning("settings: %s", line)
+    return settings
 
 
 def describe_invalid(exc: ValidationError) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, cast
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, Strict, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from sqlalchemy import DateTime, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.errors import ConflictError, InvalidInputError, NotFoundError
 from namesake.models import SuggestionRow, Transcript, User
-from namesake.reliability.inputs import MAX_OFFSET, Identifier
+from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.tenancy import SEPARATOR
@@ -130,11 +130,11 @@ class ManualFix:
     user_id: Identifier
     transcript_id: Identifier
     segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    start_char: Annotated[int, Field(ge=0, le=MAX_OFFSET)]
-    end_char: Annotated[int, Field(gt=0, le=MAX_OFFSET, description="after start_char (exclusive end)")]
+    start_char: Offset
+    end_char: Annotated[int, Strict(), Field(gt=0, le=MAX_OFFSET, description="after start_char (exclusive end)")]
     original: Annotated[str, StringConstraints(min_length=1)]
     final: Annotated[str, StringConstraints(min_length=1)]
-    entity_type: str = "KEYWORD"
+    entity_type: EntityType = "KEYWORD"
     segment_text: str | None = None
 
     def __post_init__(self) -> None:

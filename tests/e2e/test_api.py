@@ -371,3 +371,36 @@ def test_a_decision_that_fails_teaches_nothing(client: TestClient) -> None:
             conn.execute(text("DROP TRIGGER refuse_cytova ON suggestions"))
     r = client.post(f"/v1/suggestions/{first['Cytova']['id']}/accept", json={"transcript_id": "fail-1"}, headers=AUTH)
     assert r.status_code == 200 and r.json()["memory"] == "new"  # the retry teaches it, once
+
+
+def test_entity_types_as_the_spec_writes_them_are_stored_in_one_form(client: TestClient) -> None:
+    fix = {"user_id": "dana", "transcript_id": "d-1", "segment_id": "1", "start_char": 0, "end_char": 6,
+           "original": "Reiner", "final": "Rainer", "entity_type": "person",
+           "segment_text": "Reiner spoke"}  # fmt: skip
+    r = client.post("/v1/corrections", json=fix, headers=AUTH)
+    assert r.status_code == 201, r.text
+    assert r.json()["suggestion"]["entity_type"] == "PERSON"
+    assert [c["entity_type"] for c in client.get("/v1/users/dana/corrections", headers=AUTH).json()] == ["PERSON"]
+    r = client.post("/v1/corrections", json={**fix, "entity_type": "people", "transcript_id": "d-2"}, headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "entity_type"
+    assert "person, org, location" in r.json()["error"]["message"]
+
+
+def test_a_boolean_is_no_offset_and_broken_json_names_the_body(client: TestClient) -> None:
+    fix = {"user_id": "erin", "transcript_id": "e-1", "segment_id": "1", "start_char": False, "end_char": 3,
+           "original": "abc", "final": "Abc"}  # fmt: skip
+    r = client.post("/v1/corrections", json=fix, headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "start_char"
+    words = {"transcript_id": "e-2", "segments": [{"id": "1", "text": "abc", "words": [
+        {"text": "abc", "confidence": 0.9, "start_char": False}]}]}  # fmt: skip
+    assert client.post("/v1/reliability/analyze", json=words, headers=AUTH).status_code == 422
+    broken = b'{"transcript_id": "x", "segments": [}'
+    r = client.post("/v1/reliability/analyze", content=broken, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "body"
+    assert "not valid JSON at character" in r.json()["error"]["message"]
+    assert client.get("/v1/users/erin/corrections", headers=AUTH).json() == []
+
+
+def test_a_method_not_allowed_names_every_method_of_the_path(client: TestClient) -> None:
+    r = client.request("PATCH", "/v1/transcripts/t1", headers=AUTH)
+    assert r.status_code == 405 and {"GET", "DELETE"} <= set(r.headers["allow"].split(", "))

@@ -201,3 +201,16 @@ def test_apply_writes_the_bundled_samples_as_a_reader_would_correct_them(env: di
         assert {s["id"]: s["text"] for s in out["segments"]} == by_hand
         assert {s["id"]: s["text"] for s in prediction["corrected_segments"]} == by_hand
         assert any(by_hand[s["id"]] != s["text"] for s in given["segments"])  # something was corrected
+
+
+def test_an_id_the_api_could_never_address_is_exit_2_and_writes_nothing(
+    env: dict[str, str], tmp_path: Path, db: Database
+) -> None:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(TRANSCRIPT))
+    for args in (["analyze", str(path), "--user", "../../etc"], ["users", "erase", "a/b"],
+                 ["vocab", "export", "--user", "x y", "--format", "json"]):  # fmt: skip
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and "is not an id" in result.stderr, args
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM users").scalar() == 0

@@ -58,3 +58,18 @@ def test_the_jobs_run_in_the_server_on_the_embedded_default_and_not_beside_serve
     assert jobs_run_here(Settings(database_url="postgresql://x/y")) is False
     assert jobs_run_here(Settings(database_url="postgresql://x/y", jobs_enabled=True)) is True
     assert jobs_run_here(Settings(database_url=None, jobs_enabled=False)) is False
+
+
+def test_a_removed_or_misspelt_setting_is_named_not_silently_ignored(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("RELIABILITY_RAG_CANONICAL_MAX_ITEMS", "50")
+    monkeypatch.setenv("RELIABILITY_AUTO_APLY_THRESHOLD", "0.3")
+    monkeypatch.setenv("NAMESAKE_BENCH_DATA", "/data")  # the benches' own variable
+    with caplog.at_level("WARNING", logger="namesake.settings"):
+        get_settings()
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "RELIABILITY_RAG_CANONICAL_MAX_ITEMS is set but no longer read" in said
+    assert "RELIABILITY_V5_CANONICAL_LIST_CAP" in said  # what to set instead
+    assert "RELIABILITY_AUTO_APLY_THRESHOLD is set but is not a namesake setting" in said
+    assert "NAMESAKE_BENCH_DATA" not in said and len(caplog.records) == 2

@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from namesake.errors import (
     ConflictError,
@@ -48,6 +49,16 @@ def status_of(exc: NamesakeError) -> int:
     return next((status for kind, status in STATUS if isinstance(exc, kind)), 500)
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers at the request's path (asked of the routes themselves)."""
+    allowed = []
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return allowed
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers on the app."""
 
@@ -62,15 +73,22 @@ def install(app: FastAPI) -> None:
         return JSONResponse(error_body(exc.code, scope.outward_text(exc.message), exc.field), status_code=status)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 400:  # FastAPI's "error parsing the body" (bad UTF-8, not JSON): invalid input
             return JSONResponse(error_body("INVALID_INPUT", "the body is not UTF-8 JSON", "body"), 422)
         code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
-        return JSONResponse(error_body(code, str(exc.detail), None), exc.status_code, headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # Starlette names the first matching route's methods only
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return JSONResponse(error_body(code, str(exc.detail), None), exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        if first.get("type") == "json_invalid":  # its loc is a character offset, not a field
+            where = [p for p in first.get("loc", ()) if isinstance(p, int)]
+            at = f" at character {where[0]}" if where else ""
+            return JSONResponse(error_body("INVALID_INPUT", f"the body is not valid JSON{at}", "body"), 422)
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         field = ".".join(loc) or None
         message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))

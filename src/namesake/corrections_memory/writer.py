@@ -20,13 +20,13 @@ from namesake.db import Database
 from namesake.embeddings import Embedder
 from namesake.errors import InvalidInputError, NamesakeError
 from namesake.models import CorrectionMirror, User
+from namesake.reliability.types import ENTITY_TYPES, entity_type_of
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.text import compact, context_around, normalise
 from namesake.vectors.base import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
 PAYLOAD_SCHEMA_VERSION = 1
-ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
 # accept / edit: a reviewer's decision on a suggestion; manual: a fix of a span nothing suggested.
 ACTIONS = ("accept", "edit", "manual")
 
@@ -84,8 +84,10 @@ def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
     """Check and normalise the input; raises InvalidInputError naming the field."""
     if not c.user_id or not c.user_id.strip():
         raise InvalidInputError("user_id must not be empty", field="user_id")
-    if c.entity_type not in ENTITY_TYPES:
-        raise InvalidInputError(f"entity_type must be one of {', '.join(ENTITY_TYPES)}", field="entity_type")
+    entity_type = entity_type_of(c.entity_type)
+    if entity_type is None:
+        names = ", ".join(t.lower() for t in ENTITY_TYPES)
+        raise InvalidInputError(f"entity_type must be one of {names} (any case)", field="entity_type")
     if c.action not in ACTIONS:
         raise InvalidInputError(f"action must be one of {', '.join(ACTIONS)}", field="action")
     original, final = c.original.strip(), c.final.strip()
@@ -96,7 +98,9 @@ def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
     has_span = c.segment_text is not None and c.start_char is not None and c.end_char is not None
     if has_span and not 0 <= c.start_char < c.end_char <= len(c.segment_text):  # type: ignore[operator,arg-type]
         raise InvalidInputError("span offsets are outside the segment", field="start_char")
-    return CorrectionInput(**{**c.__dict__, "original": original, "final": final[:max_final]})
+    return CorrectionInput(
+        **{**c.__dict__, "entity_type": entity_type, "original": original, "final": final[:max_final]}
+    )
 
 
 def context_phrase(c: CorrectionInput, radius: int) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
 
 from namesake.errors import InputTooLargeError, InvalidInputError
 from namesake.reliability.canonical import validate_entities
-from namesake.reliability.types import Segment, Word
+from namesake.reliability.types import ENTITY_TYPES, Segment, Word, entity_type_of
 from namesake.settings import Settings
 
 # PostgreSQL's text and JSONB cannot hold U+0000; an offset beyond this does not fit its integer.
@@ -21,14 +21,32 @@ ID_PATTERN = r"^(?:[a-z0-9][a-z0-9-]{0,31}~)?[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=233, pattern=ID_PATTERN)]
 
 
+def _entity_type(value: str) -> str:
+    """An entity type in any case, stored upper case; anything else refused, naming the types."""
+    stored = entity_type_of(value)
+    if stored is None:
+        raise ValueError(f"entity_type must be one of {', '.join(t.lower() for t in ENTITY_TYPES)} (any case)")
+    return stored
+
+
+# An entity type as the spec writes it ("person") or as stored ("PERSON"): stored upper case.
+EntityType = Annotated[
+    str,
+    AfterValidator(_entity_type),
+    Field(description="person, org, location, acronym, keyword, date or typo (any case)"),
+]
+# A character offset: a number, never a boolean ("start_char": false is not 0).
+Offset = Annotated[int, Strict(), Field(ge=0, le=MAX_OFFSET)]
+
+
 class WordIn(BaseModel):
     """An ASR word with its confidence; offsets into the segment text when known."""
 
     model_config = ConfigDict(extra="ignore")
     text: str
     confidence: float = Field(ge=0.0, le=1.0)
-    start_char: int | None = Field(default=None, ge=0, le=MAX_OFFSET)
-    end_char: int | None = Field(default=None, ge=0, le=MAX_OFFSET)
+    start_char: Offset | None = None
+    end_char: Offset | None = None
 
 
 class SegmentIn(BaseModel):

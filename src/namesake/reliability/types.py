@@ -25,6 +25,17 @@ PERSON_PART_MIN_LEN = 4
 AMPERSAND_SPOKEN = (" and ", " et ")
 
 
+# The entity types a suggestion or a correction carries, stored in this form; the spec writes them in
+# lower case ("person", "org", "location", "acronym", "date", "typo"): any case is accepted at the edge.
+ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
+
+
+def entity_type_of(value: str) -> str | None:
+    """The stored form of an entity type written in any case ("person" → PERSON), or None if it is none."""
+    stored = value.strip().upper()
+    return stored if stored in ENTITY_TYPES else None
+
+
 class Mode(StrEnum):
     """RAG_ENHANCED when the transcript has canonical entities, else CONTEXT_FREE."""
 
