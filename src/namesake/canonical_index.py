@@ -46,10 +46,13 @@ def legacy_collection(transcript_id: str, settings: Settings) -> str | None:
     """Where a transcript's entities lived before the prefix (its bare id), unless that is a system name.
 
     Read when the prefixed collection does not exist yet, and dropped with the transcript: deployments
-    indexed before the prefix keep working without re-sending their lists.
+    indexed before the prefix keep working without re-sending their lists. An id that starts like a
+    prefixed name has no legacy collection: the collection of that name belongs to another transcript.
     """
     if settings.canonical_layout == "shared" or transcript_id in SYSTEM_COLLECTIONS or not _PLAIN.match(transcript_id):
         return None
+    if transcript_id.startswith((TRANSCRIPT_PREFIX, HASHED_PREFIX)):
+        return None  # that name is another transcript's collection ("transcript--t1" is t1's), never this one's
     return transcript_id
 
 

@@ -170,3 +170,23 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
     service.register("legacy-t", "legacy-user")
     receipt = tasks.erase_user(runtime, "legacy-user")
     assert receipt.deleted["collections"] == 1 and not store.collection_exists("legacy-t")
+
+
+def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtime) -> None:
+    from namesake.canonical_index import collection_for
+    from namesake.jobs import tasks
+    from namesake.retention import delete_transcript
+
+    service = _service(runtime)
+    service.analyze(_transcript("t1", user_id="alice"))  # t1's list lives in "transcript--t1"
+    owned = collection_for("t1", runtime.settings)
+    hashed = collection_for("acme~t2", runtime.settings)
+    service.register("acme~t2", "acme~bob")  # a tenant's transcript: its collection's name is hashed
+    service.index_entities("acme~t2", {"orgs": ["Acme"]})
+    for lookalike in (owned, hashed):  # an id spelled like another transcript's collection name
+        result = service.analyze(_transcript(lookalike, user_id="mallory", canonical_entities=None))
+        assert result.mode == "CONTEXT_FREE" and result.suggestions == []
+        delete_transcript(runtime.db, runtime.vectors, runtime.settings, lookalike)
+    tasks.erase_user(runtime, "mallory")
+    assert runtime.vectors.collection_exists(owned) and runtime.vectors.collection_exists(hashed)
+    assert service.enricher.fetch_canonical_entities("t1").lists == ENTITIES
