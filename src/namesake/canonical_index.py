@@ -6,7 +6,7 @@ import hashlib
 import re
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 
 from namesake.db import Database
 from namesake.embeddings import Embedder
@@ -96,14 +96,19 @@ def drop_transcript_entities(store: VectorStore, settings: Settings, transcript_
     return dropped
 
 
-def promoted_vocabulary(db: Database, user_id: str | None) -> dict[str, list[str]]:
-    """The user's and the global promoted values, by list, most supported first."""
-    query = select(CanonicalVocabulary).where(
-        or_(CanonicalVocabulary.scope == "global", CanonicalVocabulary.user_id == (user_id or ""))
-    )
+def promoted_vocabulary(
+    db: Database, user_id: str | None, *, max_user: int = 1_000, max_global: int = 1_000
+) -> dict[str, list[str]]:
+    """The user's and the global promoted values, by list, most supported first: at most max_user of the
+    user's and max_global of the global ones (the user's first among equals), however many are promoted."""
+    by_support = (CanonicalVocabulary.support_frequency.desc(), CanonicalVocabulary.id)
+    own = select(CanonicalVocabulary).where(CanonicalVocabulary.user_id == (user_id or ""))
+    shared = select(CanonicalVocabulary).where(CanonicalVocabulary.scope == "global")
     out: dict[str, list[str]] = {}
     with db.session() as s:
-        rows = s.scalars(query.order_by(CanonicalVocabulary.support_frequency.desc())).all()
+        mine = s.scalars(own.order_by(*by_support).limit(max_user)).all()
+        everyone = s.scalars(shared.order_by(*by_support).limit(max_global)).all()
+    rows = sorted([*mine, *everyone], key=lambda r: (-r.support_frequency, r.scope != "user", r.id))
     for row in rows:
         out.setdefault(TYPE_LISTS.get(row.entity_type, "keywords"), []).append(row.value)
     return out
@@ -127,7 +132,11 @@ class ReliabilityRagEnricher:
             dictionary = aggregate_payloads(chunk_payloads(transcript_id, sent))
         else:
             dictionary = aggregate_payloads(self._stored_payloads(transcript_id))
-        for name_, values in promoted_vocabulary(self.db, user_id).items():
+        s = self.settings
+        promoted = promoted_vocabulary(
+            self.db, user_id, max_user=s.reliability_promoted_max_per_user, max_global=s.reliability_promoted_max_global
+        )
+        for name_, values in promoted.items():
             current = dictionary.lists.setdefault(name_, [])
             current.extend(v for v in values if v not in current)
         return dictionary

@@ -67,6 +67,9 @@ class Settings(BaseSettings):
 
     # --- reliability pipeline -----------------------------------------------------------
     reliability_v5_canonical_list_cap: Positive = 50
+    # promoted values merged into every analysis of a user: theirs and the global ones, most supported first
+    reliability_promoted_max_per_user: Positive = 1_000
+    reliability_promoted_max_global: Positive = 1_000
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.50
     reliability_auto_apply_threshold: Unit = 0.50  # chosen on held-out calls (docs/reliability.md)

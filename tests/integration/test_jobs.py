@@ -271,3 +271,26 @@ def test_forgetting_a_correction_is_all_or_nothing(memory: Runtime) -> None:
     }
     assert [p.id for p in memory.vectors.retrieve(CORRECTIONS_COLLECTION, [made[1].qdrant_point_id])]
     assert memory.vectors.count(CORRECTIONS_COLLECTION) == 1
+
+
+def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(memory: Runtime) -> None:
+    from namesake.analysis import AnalysisService
+    from namesake.canonical_index import ReliabilityRagEnricher
+    from namesake.reliability.inputs import TranscriptIn
+    from namesake.transcripts import TranscriptStore
+
+    rows = [{"user_id": "pat", "final": final, "original_norm": final.lower() + "x", "frequency": freq}
+            for final, freq in (("Zorblax", 9), ("Quillon", 7), ("Vantrix", 5))]  # fmt: skip
+    rows += [{"user_id": f"g{u}", "final": "Globex", "original_norm": "globexx", "frequency": 5} for u in range(3)]
+    rows += [{"user_id": f"h{u}", "final": "Initech", "original_norm": "initechx", "frequency": 3} for u in range(3)]
+    bulk_corrections(memory, rows)
+    assert tasks.promote(memory).report.promoted == 9
+    rt = retuned(memory, reliability_promoted_max_per_user=2, reliability_promoted_max_global=1)
+    service = AnalysisService(rt, TranscriptStore(rt.db), ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings))
+    text = "we met Zorblux, Quillonn and Vantrex, then Globexx and Initek"
+    body = {"transcript_id": "promo-1", "user_id": "pat", "segments": [{"id": "1", "text": text}]}
+    result = service.analyze(TranscriptIn.model_validate(body))
+    assert result.stats["canonical_entries"] == 3  # Zorblax, Quillon (the user's top two), Globex (global top one)
+    finals = {s.final for s in result.suggestions}
+    assert {"Zorblax", "Quillon", "Globex"} >= finals and "Zorblax" in finals
+    assert not finals & {"Vantrix", "Initech"}
