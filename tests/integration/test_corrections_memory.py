@@ -265,3 +265,18 @@ def test_the_boost_embeds_each_original_once_and_answers_the_same(memory: Runtim
     reader.boost("u1", again)
     assert sorted(embedded) == ["Mitnou", "Other"]  # once each, across candidates and across runs
     assert first[0].final == first[1].final == again[0].final == "MeetNoo"
+
+
+def test_the_final_is_cut_at_its_limit_and_the_context_at_its_radius(memory: Runtime) -> None:
+    writer = _writer(memory, reliability_corrections_memory_final_text_max_len=10,
+                     reliability_corrections_memory_context_radius=5)  # fmt: skip
+    segment = "first words then Mitnou said more words after"
+    start = segment.index("Mitnou")
+    out = writer.record(_fix(final="MeetNoo Incorporated", segment_text=segment, start_char=start,
+                             end_char=start + 6, action="manual"))  # fmt: skip
+    with memory.db.session() as s:
+        row = s.get(CorrectionMirror, out.correction_id)
+        assert row is not None
+        assert row.final == "MeetNoo In" and row.context_phrase == "then Mitnou said"  # 10 chars; ±5 around
+    point = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [out.point_id])[0]
+    assert point.payload["final"] == "MeetNoo In" and point.payload["context_phrase"] == "then Mitnou said"

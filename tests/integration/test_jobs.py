@@ -294,3 +294,32 @@ def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(mem
     finals = {s.final for s in result.suggestions}
     assert {"Zorblax", "Quillon", "Globex"} >= finals and "Zorblax" in finals
     assert not finals & {"Vantrix", "Initech"}
+
+
+def test_delete_after_promotion_removes_the_promoted_points_and_keeps_the_rows(memory: Runtime) -> None:
+    made = bulk_corrections(memory, [{"user_id": "pat", "final": "Zorblax", "frequency": 5}])
+    rt = retuned(memory, reliability_corrections_memory_delete_after_promo=True)
+    assert tasks.promote(rt).report.promoted == 1
+    assert memory.vectors.retrieve(CORRECTIONS_COLLECTION, [made[0].qdrant_point_id]) == []
+    with memory.db.session() as s:
+        row = s.get(CorrectionMirror, made[0].id)
+        assert row is not None and row.promoted_to_canonical
+    kept = bulk_corrections(memory, [{"user_id": "pat", "final": "Quillon", "original_norm": "q", "frequency": 5}])
+    tasks.promote(memory)  # the default keeps the point, marked promoted
+    [point] = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [kept[-1].qdrant_point_id])
+    assert point.payload["promoted_to_canonical"] in (1, True)
+
+
+def test_a_failed_job_records_its_status_and_error_and_lets_the_next_run_in(memory: Runtime) -> None:
+    from namesake.jobs.runner import run_exclusive
+
+    def broken() -> int:
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        run_exclusive(memory.db, "promotion", broken)
+    assert run_exclusive(memory.db, "promotion", lambda: 7).counts() == {"result": 7}  # the lock was let go
+    with memory.db.session() as s:
+        runs = list(s.scalars(select(JobRun).where(JobRun.job == "promotion").order_by(JobRun.id)))
+    assert [r.status for r in runs] == ["failed", "succeeded"]
+    assert runs[0].error == "RuntimeError: disk on fire" and runs[0].finished_at is not None

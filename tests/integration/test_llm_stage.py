@@ -112,3 +112,38 @@ def test_retry_after_is_read_as_seconds_or_a_date_and_capped() -> None:
     assert retry_after("Mon, 30 Nov 2026 12:01:00 GMT", 30.0, now) == 60.0
     assert retry_after("Mon, 30 Nov 2026 11:00:00 GMT", 30.0, now) == 0.0
     assert retry_after("999999", 30.0) == MAX_RETRY_AFTER
+
+
+# beside the sure ones, readings the scorer is unsure of (0.53–0.75): what the default band sends
+UNSURE = [*SEGMENTS, Segment("3", "Our cyto vault grew near the Danish bakery.")]
+
+
+def _prompts(settings: Settings, dictionary: CanonicalDictionary) -> list[dict[str, Any]]:
+    """Every prompt's payload a run sends (the server accepts nothing)."""
+    script = ScriptedLLM(respond=lambda b: (200, '{"items": []}'))
+    with serve_llm(script) as url:
+        llm = OpenAICompatibleProvider(base_url=url, model="m", timeout=5)
+        run_stages(PipelineInputs(UNSURE, dictionary), settings, llm=llm)
+    payloads = []
+    for body in script.requests:
+        user = body["messages"][1]["content"]
+        payloads.append(json.loads(user[user.index("{") :]))
+    return payloads
+
+
+def test_only_the_uncertain_band_reaches_the_llm_and_a_gated_span_never_does() -> None:
+    band = Settings(llm_batch_size=50)  # the default band: [0.10, 0.75)
+    sent = {(i["span"], i["proposed_final"]) for p in _prompts(band, DICT) for i in p["items"]}
+    assert sent == {("cyto vault", "Cytiva"), ("Danish bakery", "Danaher")}  # not the sure Reiner → Rainer
+    everything = Settings(reliability_llm_uncertain_low=0.0, reliability_llm_uncertain_high=1.0, llm_batch_size=50)
+    spans = {i["span"] for p in _prompts(everything, DICT) for i in p["items"]}
+    assert "Reiner" in spans and "Cytiva" not in spans  # written right: the S2 gate keeps it out of every prompt
+
+
+def test_the_prompt_carries_at_most_the_list_cap() -> None:
+    many = CanonicalDictionary({"orgs": ["Cytiva", *[f"Org{i:03d}" for i in range(120)]], "persons": ["Rainer Blair"]})
+    capped = Settings(reliability_llm_uncertain_low=0.0, reliability_llm_uncertain_high=1.0,
+                      reliability_v5_canonical_list_cap=7)  # fmt: skip
+    payloads = _prompts(capped, many)
+    assert payloads and all(len(p["canonical_entities"]) == 7 for p in payloads)
+    assert {"Cytiva", "Rainer Blair"} <= set(payloads[0]["canonical_entities"])  # most frequent of each list first
