@@ -280,3 +280,34 @@ def test_the_final_is_cut_at_its_limit_and_the_context_at_its_radius(memory: Run
         assert row.final == "MeetNoo In" and row.context_phrase == "then Mitnou said"  # 10 chars; ±5 around
     point = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [out.point_id])[0]
     assert point.payload["final"] == "MeetNoo In" and point.payload["context_phrase"] == "then Mitnou said"
+
+
+def test_a_taught_fix_applies_until_its_date_and_teaching_it_again_renews_it(memory: Runtime) -> None:
+    from namesake.corrections_memory.repository import active_corrections
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    clock = {"now": start}
+    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings,
+                                    clock=lambda: clock["now"])  # fmt: skip
+    days = memory.settings.reliability_corrections_memory_quarantine_days
+
+    def boosted(at: datetime) -> bool:
+        reader = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings, clock=lambda: at)
+        cand = _cand("Mitnou")
+        reader.boost("u1", [cand])
+        return cand.memory_score is not None
+
+    writer.record(_fix(source_suggestion_id="a"))
+    [row] = list_corrections(memory.db, "u1", now=start)
+    assert row["state"] == "applying" and row["applies_until"] == (start + timedelta(days=days)).isoformat()
+    clock["now"] = start + timedelta(days=days - 10)
+    writer.record(_fix(source_suggestion_id="b"))  # taught again before it expired: renewed from now
+    renewed = clock["now"] + timedelta(days=days)
+    [row] = list_corrections(memory.db, "u1", now=clock["now"])
+    assert row["frequency"] == 2 and row["applies_until"] == renewed.isoformat()
+    after_first_date = start + timedelta(days=days + 5)
+    assert boosted(after_first_date) and active_corrections(memory.db, "u1", now=after_first_date)
+    later = renewed + timedelta(days=1)
+    assert not boosted(later) and active_corrections(memory.db, "u1", now=later) == []
+    [row] = list_corrections(memory.db, "u1", now=later)
+    assert row["state"] == "expired" and row["applies_until"] is None  # said, not silently listed as active

@@ -37,8 +37,20 @@ def active_corrections(db: Database, user_id: str, *, now: datetime | None = Non
     return [RememberedCorrection(o, f, t, c, n) for o, f, t, c, n in rows]
 
 
-def correction_json(row: CorrectionMirror) -> dict[str, Any]:
-    """A correction as callers see it."""
+def correction_state(row: CorrectionMirror, now: datetime) -> str:
+    """Where a correction stands for its user: "applying" (boosts and is spotted until `quarantine_until`),
+    "promoted" (canonical vocabulary from then on), "expired" (not taught again in time: applies no more,
+    until taught again) or "superseded" (another final replaced it)."""
+    if row.status != "active":
+        return "superseded"
+    if row.promoted_to_canonical:
+        return "promoted"
+    return "applying" if row.quarantine_until > now else "expired"
+
+
+def correction_json(row: CorrectionMirror, now: datetime | None = None) -> dict[str, Any]:
+    """A correction as callers see it, with where it stands and until when it applies."""
+    state = correction_state(row, now or datetime.now(UTC))
     return {
         "id": row.id,
         "entity_type": row.entity_type,
@@ -50,6 +62,8 @@ def correction_json(row: CorrectionMirror) -> dict[str, Any]:
         "status": row.status,
         "promoted_to_canonical": row.promoted_to_canonical,
         "quarantine_until": row.quarantine_until.isoformat(),
+        "state": state,
+        "applies_until": row.quarantine_until.isoformat() if state == "applying" else None,
         "supersedes_id": row.supersedes_id,
         "transcript_id": row.transcript_id,
         "created_at": row.created_at.isoformat(),
@@ -58,7 +72,13 @@ def correction_json(row: CorrectionMirror) -> dict[str, Any]:
 
 
 def list_corrections(
-    db: Database, user_id: str, *, include_superseded: bool = False, limit: int | None = None, before: int | None = None
+    db: Database,
+    user_id: str,
+    *,
+    include_superseded: bool = False,
+    limit: int | None = None,
+    before: int | None = None,
+    now: datetime | None = None,
 ) -> list[dict[str, Any]]:
     """The user's corrections, newest first (active only unless asked); a page of `limit` below id `before`."""
     query = select(CorrectionMirror).where(CorrectionMirror.user_id == user_id)
@@ -67,4 +87,5 @@ def list_corrections(
     if before is not None:
         query = query.where(CorrectionMirror.id < before)  # keyset: a page never shifts under new writes
     with db.session() as s:
-        return [correction_json(r) for r in s.scalars(query.order_by(CorrectionMirror.id.desc()).limit(limit)).all()]
+        rows = s.scalars(query.order_by(CorrectionMirror.id.desc()).limit(limit)).all()
+        return [correction_json(r, now) for r in rows]

@@ -250,12 +250,16 @@ class CorrectionMemoryWriter:
         session, undo = work.session, work.undo
         row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True)
         assert row is not None  # the decision only names rows it was shown
-        old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None}
+        old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None,
+               "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
         row.frequency += 1
         if c.source_suggestion_id:
             row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
+        # taught again: it applies for another QUARANTINE_DAYS from now (quarantine = time since last taught)
+        row.quarantine_until = self.applies_until()
         row.updated_at = func.now()
-        new_payload = {"frequency": row.frequency, "source_suggestion_id": c.source_suggestion_id}
+        new_payload = {"frequency": row.frequency, "source_suggestion_id": c.source_suggestion_id,
+                       "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
         point = row.qdrant_point_id
         undo.append(lambda: self.store.set_payload(CORRECTIONS_COLLECTION, [point], old))
         self.store.set_payload(CORRECTIONS_COLLECTION, [point], new_payload)
@@ -270,7 +274,7 @@ class CorrectionMemoryWriter:
         original_norm, final_norm = prepared.original_norm, prepared.final_norm
         s = self.settings
         now = self.clock()
-        quarantine_until = now + timedelta(days=s.reliability_corrections_memory_quarantine_days)
+        quarantine_until = self.applies_until()
         point_id = uuid.uuid4()
         row = CorrectionMirror(
             qdrant_point_id=point_id,
@@ -312,6 +316,10 @@ class CorrectionMemoryWriter:
         session.flush()
         outcome = WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome
         return WriteResult(outcome, row.id, point_id, 1)
+
+    def applies_until(self) -> datetime:
+        """When a correction taught now stops applying unless taught again or promoted before then."""
+        return self.clock() + timedelta(days=self.settings.reliability_corrections_memory_quarantine_days)
 
     def _compensate(self, undo: Callable[[], None]) -> None:
         """Undo an index write; if even that fails, reconciliation will, and the log says so."""

@@ -415,6 +415,12 @@ async function openMemory(more = false) {
   renderMemory();
 }
 
+// Until when a taught fix applies (teaching it again renews it), or why it no longer does.
+function applies(c) {
+  if (c.state === "applying") return `until ${new Date(c.applies_until).toLocaleDateString()}`;
+  return { promoted: "always (promoted)", expired: "expired: teach it again", superseded: "replaced" }[c.state] || "";
+}
+
 function renderMemory() {
   $("#memory-user").textContent = state.memoryUser;
   const rows = state.memory.map((c, i) => {
@@ -423,11 +429,12 @@ function renderMemory() {
     const tr = el("tr", { "data-i": String(i) },
       el("td", {}, c.original), el("td", {}, el("strong", {}, c.final)), el("td", {}, c.entity_type),
       el("td", {}, c.action), el("td", {}, String(c.frequency)),
-      el("td", {}, new Date(c.updated_at).toLocaleDateString()), el("td", {}, c.transcript_id || ""), el("td", {}, forget));
+      el("td", {}, new Date(c.updated_at).toLocaleDateString()), el("td", {}, applies(c)),
+      el("td", {}, c.transcript_id || ""), el("td", {}, forget));
     tr.classList.toggle("selected", i === state.memoryIndex);
     return tr;
   });
-  if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 8, class: "hint" }, "Nothing taught yet.")));
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 9, class: "hint" }, "Nothing taught yet.")));
   $("#memory-table tbody").replaceChildren(...rows);
   $("#memory-more").hidden = !state.memoryNext;
   document.querySelector("#memory-table tr.selected")?.scrollIntoView({ block: "nearest" });
