@@ -18,7 +18,9 @@ from namesake.settings import Settings
 from namesake.vectors.base import VectorStore
 from namesake.vectors.edge import EdgeVectorStore
 
-TABLES = "job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
+TABLES = (
+    "erased_users, job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
+)
 
 
 def _scratch_database(server_url: str) -> tuple[str, str]:

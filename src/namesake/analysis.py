@@ -76,10 +76,11 @@ class AnalysisService:
         self.enricher = enricher
         self.booster = booster
 
-    def index_entities(self, transcript_id: str, entities: dict[str, list[str]]) -> int:
-        """Validate and (re)index a transcript's canonical entities; returns chunks written."""
+    def index_entities(self, transcript_id: str, user_id: str | None, entities: dict[str, list[str]]) -> int:
+        """Validate, register the transcript for its user and (re)index its canonical entities in one unit."""
         clean = validate_entities(entities, max_items=self.runtime.settings.max_canonical_entities)
-        return self._index(transcript_id, clean)
+        with self.transcripts.registered(transcript_id, user_id or DEFAULT_USER):
+            return self._index(transcript_id, clean)
 
     def _index(self, transcript_id: str, clean: dict[str, list[str]]) -> int:
         return index_canonical_entities(
@@ -92,11 +93,11 @@ class AnalysisService:
         checked = given if isinstance(given, CheckedTranscript) else check_limits(given, self.runtime.settings)
         transcript = checked.transcript
         user = user_id or transcript.user_id or DEFAULT_USER
-        self.transcripts.register(transcript.transcript_id, user, transcript.language)
+        with self.transcripts.registered(transcript.transcript_id, user, transcript.language):
+            if checked.entities is not None:  # the collection, with the row that owns it
+                self._index(transcript.transcript_id, checked.entities)
         remembered = active_corrections(self.runtime.db, user)
         refused = self.transcripts.refused_pairs(user)
-        if checked.entities is not None:
-            self._index(transcript.transcript_id, checked.entities)
         dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities)
         inputs = PipelineInputs(
             segments=to_segments(transcript),

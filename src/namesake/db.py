@@ -186,6 +186,26 @@ class Database:
             raise StoreError(f"PostgreSQL unreachable: {exc}") from exc
 
     @contextmanager
+    def exclusive_lock(self, key: str) -> Iterator[None]:
+        """A session-level advisory lock on a connection of its own, waited for and held for the block.
+
+        What a user's erasure holds: the user's writes take the same key shared, per transaction
+        (`users.claim_user`), so erasure waits for those in flight and no new one starts meanwhile.
+        """
+        params = {"k": key}
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(hashtextextended(:k, 0))"), params)
+                conn.commit()
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(hashtextextended(:k, 0))"), params)
+                    conn.commit()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"PostgreSQL: {exc}") from exc
+
+    @contextmanager
     def advisory_lock(self, key: str) -> Iterator[bool]:
         """A session-level advisory lock on a connection of its own, held for the block.
 

@@ -120,6 +120,12 @@ class ConflictError(NamesakeError):
     code = "CONFLICT"
 
 
+class GoneError(ConflictError):
+    """The user was erased while this request was in flight (or moments before): nothing was written."""
+
+    code = "USER_ERASED"
+
+
 class UnauthorizedError(NamesakeError):
     """No API key was presented."""
 

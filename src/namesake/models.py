@@ -56,6 +56,18 @@ class User(Base):
     created_at: Mapped[datetime] = _now()
 
 
+class ErasedUser(Base):
+    """A tombstone: the user was erased at `erased_at`; a write for them is refused for ERASURE_GRACE_SECONDS.
+
+    It keeps the id only (no personal data): what lets a request already in flight when the erasure ran
+    fail with 410 instead of bringing the user back.
+    """
+
+    __tablename__ = "erased_users"
+    user_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    erased_at: Mapped[datetime] = _now()
+
+
 class Transcript(Base):
     """One analysed meeting transcript, owned by one user."""
 

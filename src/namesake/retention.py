@@ -14,6 +14,7 @@ from namesake.db import Database
 from namesake.errors import NotFoundError
 from namesake.models import SuggestionRow, Transcript
 from namesake.settings import Settings
+from namesake.users import user_lock_key
 from namesake.vectors.base import VectorStore
 
 # Transcripts expired per transaction by the retention job.
@@ -43,12 +44,15 @@ def delete_transcript(db: Database, store: VectorStore, settings: Settings, tran
     Corrections taught on it stay (they are the user's, and name the transcript as text only).
     """
     with db.session() as s:
-        if s.get(Transcript, transcript_id) is None:
-            raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
-    dropped = drop_transcript_entities(store, settings, transcript_id)
-    with db.session() as s:
-        suggestions = s.scalar(select(func.count()).where(SuggestionRow.transcript_id == transcript_id)) or 0
-        s.execute(delete(Transcript).where(Transcript.id == transcript_id))  # suggestions cascade
+        owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
+    if owner is None:
+        raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+    # the owner's lock, alone: an analysis of the transcript in flight lands before, or after and anew
+    with db.exclusive_lock(user_lock_key(owner)):
+        dropped = drop_transcript_entities(store, settings, transcript_id)
+        with db.session() as s:
+            suggestions = s.scalar(select(func.count()).where(SuggestionRow.transcript_id == transcript_id)) or 0
+            s.execute(delete(Transcript).where(Transcript.id == transcript_id))  # suggestions cascade
     return TranscriptDeletion(transcript_id, int(suggestions), dropped)
 
 

@@ -110,6 +110,6 @@ class ReviewService:
         with self.writer.unit() as work:
             self.writer.lock(work, prepared)
             # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
-            row = save_manual_in(work.session, fix)
+            row = save_manual_in(work.session, fix, self.transcripts.erasure_grace_seconds)
             result = self.writer.record_in(work, prepared, source_suggestion_id=row.id)
         return ReviewResult(row, result.outcome.value)

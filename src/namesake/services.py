@@ -110,7 +110,7 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, s).ensure_collection()
     reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s, on_error=m.failsoft_reads.inc)
     writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
-    transcripts = TranscriptStore(runtime.db)
+    transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s)
     review = ReviewService(transcripts, writer, s.max_final_chars)
     return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, m)

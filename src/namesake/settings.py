@@ -120,6 +120,8 @@ class Settings(BaseSettings):
 
     # --- retention -----------------------------------------------------------------------
     # transcripts (suggestions, canonical entities) last analysed longer ago are deleted by the daily
+    # after an erasure, writes for that user are refused (410) this long: requests in flight cannot bring it back
+    erasure_grace_seconds: Positive = 3_600
     # retention job; None keeps them. What users taught stays in their memory either way.
     transcript_retention_days: Positive | None = None
 

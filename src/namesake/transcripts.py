@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, cast
@@ -18,11 +19,12 @@ from sqlalchemy.orm import Session
 
 from namesake.db import Database
 from namesake.errors import ConflictError, InvalidInputError, NotFoundError
-from namesake.models import SuggestionRow, Transcript, User
+from namesake.models import SuggestionRow, Transcript
 from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.tenancy import SEPARATOR
+from namesake.users import claim_user
 
 
 def suggestion_of(row: SuggestionRow) -> Suggestion:
@@ -76,9 +78,9 @@ def _upsert_rows(cands: list[Candidate], contexts: list[str]) -> str:
     return json.dumps(rows)
 
 
-def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None) -> None:
-    """Create the user and transcript rows on first reference; a transcript belongs to one user."""
-    s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
+def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> None:
+    """Claim the user (users.claim_user), create the transcript row on first reference; one user owns it."""
+    claim_user(s, user_id, grace_seconds)
     s.execute(insert(Transcript).values(id=transcript_id, user_id=user_id, language=language).on_conflict_do_nothing())
     owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
     if owner != user_id:
@@ -172,13 +174,13 @@ def decide_in(
     return suggestion_of(row)
 
 
-def save_manual_in(s: Session, span: ManualFix) -> Suggestion:
+def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestion:
     """The manual fix as a validated suggestion of its span (its transcript registered).
 
     A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
     memory write that goes with it a replay rather than a second count.
     """
-    ensure_transcript(s, span.transcript_id, span.user_id, None)
+    ensure_transcript(s, span.transcript_id, span.user_id, None, grace_seconds)
     new = insert(SuggestionRow).values(
         id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
         start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
@@ -207,13 +209,24 @@ def save_manual_in(s: Session, span: ManualFix) -> Suggestion:
 class TranscriptStore:
     """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, db: Database, erasure_grace_seconds: int = 3_600) -> None:
+        self.db, self.erasure_grace_seconds = db, erasure_grace_seconds
 
     def register(self, transcript_id: str, user_id: str, language: str | None = None) -> None:
         """Create the user and transcript on first reference; ConflictError when it is another user's."""
+        with self.registered(transcript_id, user_id, language):
+            pass
+
+    @contextmanager
+    def registered(self, transcript_id: str, user_id: str, language: str | None = None) -> Iterator[None]:
+        """The transcript registered for its user, in a unit that commits when the block ends.
+
+        The block runs under the user's claim: what it creates for the transcript (its collection) is
+        there before erasure or deletion can look for it, and with the row that owns it.
+        """
         with self.db.session() as s:
-            ensure_transcript(s, transcript_id, user_id, language)
+            ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
+            yield
 
     def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:
         """(normalised original, compact final) pairs this user rejected: never proposed to them again."""

@@ -104,13 +104,13 @@ def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runti
 def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtime) -> None:
     rt = retuned(runtime, canonical_layout="shared")
     service = _service(rt)
-    service.index_entities("ta", {"orgs": ["Cytiva"]})
-    service.index_entities("tb", {"orgs": ["Danaher"]})
+    service.index_entities("ta", None, {"orgs": ["Cytiva"]})
+    service.index_entities("tb", None, {"orgs": ["Danaher"]})
     assert runtime.vectors.list_collections() == ["canonical_entities"]
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, rt.settings)
     assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Cytiva"]}
     assert enricher.fetch_canonical_entities("tb").lists == {"orgs": ["Danaher"]}
-    service.index_entities("ta", {"orgs": ["Beckman"]})  # re-indexing replaces, never accumulates
+    service.index_entities("ta", None, {"orgs": ["Beckman"]})  # re-indexing replaces, never accumulates
     assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Beckman"]}
 
 
@@ -151,7 +151,7 @@ def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
     monkeypatch.setattr(index, "SCROLL_PAGE", 4)  # 30 chunks: eight pages
     words = [f"word{i:04d}" for i in range(3000)]
     service = _service(runtime)
-    assert service.index_entities("chapter", {"keywords": words}) == 30
+    assert service.index_entities("chapter", None, {"keywords": words}) == 30
     d = service.enricher.fetch_canonical_entities("chapter")
     assert d.lists["keywords"] == words  # every entry the spotter may match, in list order
 
@@ -181,8 +181,7 @@ def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtim
     service.analyze(_transcript("t1", user_id="alice"))  # t1's list lives in "transcript--t1"
     owned = collection_for("t1", runtime.settings)
     hashed = collection_for("acme~t2", runtime.settings)
-    service.register("acme~t2", "acme~bob")  # a tenant's transcript: its collection's name is hashed
-    service.index_entities("acme~t2", {"orgs": ["Acme"]})
+    service.index_entities("acme~t2", "acme~bob", {"orgs": ["Acme"]})  # a tenant's: its collection name is hashed
     for lookalike in (owned, hashed):  # an id spelled like another transcript's collection name
         result = service.analyze(_transcript(lookalike, user_id="mallory", canonical_entities=None))
         assert result.mode == "CONTEXT_FREE" and result.suggestions == []
@@ -190,3 +189,64 @@ def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtim
     tasks.erase_user(runtime, "mallory")
     assert runtime.vectors.collection_exists(owned) and runtime.vectors.collection_exists(hashed)
     assert service.enricher.fetch_canonical_entities("t1").lists == ENTITIES
+
+
+def _orphans(rt: Runtime) -> tuple[int, list[str]]:
+    """Points of no mirror row, and transcript collections of no transcript row."""
+    from namesake.canonical_index import collection_for
+    from namesake.models import CorrectionMirror, Transcript
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    with rt.db.session() as s:
+        owned = {collection_for(t, rt.settings) for t in s.scalars(select(Transcript.id))}
+        mirrored = {str(p) for p in s.scalars(select(CorrectionMirror.qdrant_point_id))}
+    points, offset = [], None
+    while True:
+        page, offset = rt.vectors.scroll(CORRECTIONS_COLLECTION, limit=256, offset=offset)
+        points += [str(p.id) for p in page]
+        if offset is None:
+            break
+    stray = [c for c in rt.vectors.list_collections() if c != CORRECTIONS_COLLECTION and c not in owned]
+    return len(set(points) - mirrored), stray
+
+
+def test_erasure_wins_every_race_with_the_users_writes(runtime: Runtime) -> None:
+    """Analyses and corrections for one user, 4 at a time, while the user is erased: nothing comes back."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from namesake.corrections_memory.writer import CorrectionInput
+    from namesake.errors import NamesakeError
+    from namesake.models import User
+    from namesake.services import build_services
+
+    services = build_services(runtime)
+    refused: list[str] = []
+    for round_ in range(4):
+        user, erased = f"racer{round_}", threading.Event()  # set when the erasure starts
+
+        def write(i: int, user: str = user, erased: threading.Event = erased) -> None:
+            try:
+                if i % 2:
+                    services.analysis.analyze(_transcript(f"{user}-t{i}", user_id=user))
+                else:
+                    fix = CorrectionInput(user_id=user, entity_type="ORG", original=f"Zorb{i}", final=f"Zorblax{i}")
+                    services.review.writer.record(fix)
+            except NamesakeError as exc:  # the race lost: said clearly, never a server error
+                assert exc.code in ("USER_ERASED", "CONFLICT"), exc.message
+                assert erased.is_set() or exc.code == "CONFLICT"
+                refused.append(exc.code)
+
+        with ThreadPoolExecutor(4) as pool:
+            jobs = [pool.submit(write, i) for i in range(12)]
+            erased.set()  # from here on a write may be refused
+            receipt = services.erase_user(user)  # while writes are in flight
+            jobs += [pool.submit(write, i) for i in range(12, 16)]  # and some after
+            for job in jobs:
+                job.result()
+        assert receipt.remaining == {"qdrant_points": 0, "rows": 0}
+        with runtime.db.session() as s:
+            assert s.get(User, user) is None  # not resurrected by a write that was already under way
+    points, collections = _orphans(runtime)
+    assert points == 0 and collections == []
+    assert refused.count("USER_ERASED") >= 4  # the late writes were refused, not silently dropped

@@ -13,6 +13,7 @@ from starlette.routing import Match
 from namesake.errors import (
     ConflictError,
     ForbiddenError,
+    GoneError,
     InputTooLargeError,
     InvalidInputError,
     NamesakeError,
@@ -29,6 +30,7 @@ STATUS: list[tuple[type[NamesakeError], int]] = [
     (InputTooLargeError, 413),
     (InvalidInputError, 422),
     (NotFoundError, 404),
+    (GoneError, 410),
     (ConflictError, 409),
     (StoreError, 503),
 ]

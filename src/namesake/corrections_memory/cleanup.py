@@ -14,6 +14,7 @@ from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.users import mark_erased, user_lock_key
 from namesake.vectors.base import VectorStore
 
 PAGE = 1000
@@ -58,7 +59,16 @@ class CorrectionsMemoryCleanup:
         return self.store.count(CORRECTIONS_COLLECTION, memory_filter(user_id))
 
     def erase(self, user_id: str, progress: Progress | None = None) -> ErasureReceipt:
-        """Delete everything of user_id; raises on a failed step (nothing reported as done that is not)."""
+        """Delete everything of user_id; raises on a failed step (nothing reported as done that is not).
+
+        Holds the user's lock alone for the whole erasure: the user's writes in flight finish first and are
+        erased with the rest; the ones that come after meet the tombstone (410). The receipt is counted
+        under the lock, so what it says remains is what remains.
+        """
+        with self.db.exclusive_lock(user_lock_key(user_id)):
+            return self._erase_locked(user_id, progress)
+
+    def _erase_locked(self, user_id: str, progress: Progress | None) -> ErasureReceipt:
         receipt = ErasureReceipt(user_id)
         rows_before = self._row_counts(user_id)
         points_before = self._points(user_id)
@@ -80,6 +90,7 @@ class CorrectionsMemoryCleanup:
             if progress is not None:
                 progress("collections", 1)
         with self.db.session() as s:
+            mark_erased(s, user_id)
             s.execute(delete(User).where(User.id == user_id))  # everything else cascades
             s.flush()
             refresh_global_vocabulary(

@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, text
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from namesake.corrections_memory.decision import Existing, SemanticHit, WriteDecision, WriteOutcome, decide_write
@@ -19,10 +18,11 @@ from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.embeddings import Embedder
 from namesake.errors import InvalidInputError, NamesakeError
-from namesake.models import CorrectionMirror, User
+from namesake.models import CorrectionMirror
 from namesake.reliability.types import ENTITY_TYPES, entity_type_of
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.text import compact, context_around, normalise
+from namesake.users import claim_user
 from namesake.vectors.base import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
@@ -187,7 +187,7 @@ class CorrectionMemoryWriter:
     def lock(self, work: MemoryUnit, prepared: PreparedCorrection) -> None:
         """Register the user and take the (user, type, original) lock: one writer at a time per correction."""
         c = prepared.correction
-        work.session.execute(insert(User).values(id=c.user_id).on_conflict_do_nothing())
+        claim_user(work.session, c.user_id, self.settings.erasure_grace_seconds)
         work.session.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
             {"k": correction_lock_key(c.user_id, c.entity_type, prepared.original_norm)},

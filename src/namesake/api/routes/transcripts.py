@@ -21,8 +21,7 @@ def put_canonical_entities(
     """Replace the canonical entities of a transcript (its collection in the vector store)."""
     lists = body.lists()
     stored_id = scope.inward(transcript_id, "transcript_id")
-    services.analysis.register(stored_id, scope.user(body.user_id))
-    chunks = services.analysis.index_entities(stored_id, lists)
+    chunks = services.analysis.index_entities(stored_id, scope.user(body.user_id), lists)
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
