@@ -6,7 +6,9 @@
   lost, orphan points, active rows without a point, duplicate active rows, and requests that answered
   an error yet left a row.
 - race: 50 identical fixes at once (one row, counted once), and the same fix from 50 transcripts at
-  once (one row, frequency 50, one point).
+  once (one row, frequency 50, one point); then erasure racing writes: 40 analyses (with a canonical
+  list) and fixes for one user, 8 at a time, `DELETE /v1/users/{u}` after the 20th and again at the end,
+  5 rounds: receipts, users back 0.5 s after a receipt, orphan points, orphan collections.
 - isolation: 1,000 users over two tenants (the same user ids in both), 100 of tenant A erased: residue
   of the erased and collateral damage to everyone else, both stores.
 - soak: mixed traffic (analyses of new transcripts, fixes, reads) for --minutes, the server's RSS
@@ -307,6 +309,61 @@ def race(server_url: str) -> dict[str, Any]:
         }
 
 
+def orphan_collections(st: Stack) -> int:
+    """Transcript collections on disk that no transcript row owns (server stopped)."""
+    from namesake.canonical_index import collection_for
+    from namesake.settings import Settings
+
+    owned = {collection_for(t, Settings()) for (t,) in st.sql("SELECT id FROM transcripts")}
+    on_disk = [p.name for p in (st.data / "qdrant").iterdir() if p.is_dir() and p.name != CORRECTIONS_COLLECTION]
+    return len([name for name in on_disk if name not in owned])
+
+
+def erasure_race(server_url: str, rounds: int = 5) -> dict[str, Any]:
+    """Analyses and fixes for one user, 8 at a time, while the user is erased (twice) each round."""
+    entities = {"orgs": ["Cytiva", "Danaher"], "persons": ["Rainer Blair"]}
+    segments = [{"id": "1", "text": "Reiner Blair spoke about Cytova and Danaer."}]
+    statuses: dict[int, int] = {}
+    receipts_nonzero = resurrected = 0
+    with stack(server_url) as st:
+        st.start()
+        for r in range(rounds):
+            user = f"racer{r}"
+
+            def write(i: int, user: str = user) -> int:
+                if i % 4 == 3:
+                    path, body = "/v1/corrections", fix(user, f"Zorb{i}", f"{user}-f{i}")
+                else:
+                    path = "/v1/reliability/analyze"
+                    body = {"transcript_id": f"{user}-t{i}", "user_id": user, "canonical_entities": entities,
+                            "segments": segments}  # fmt: skip
+                return httpx.post(f"{st.base}{path}", json=body, headers=auth(ADMIN), timeout=60).status_code
+
+            def erase(user: str = user) -> dict[str, Any]:
+                return httpx.delete(f"{st.base}/v1/users/{user}", headers=auth(ADMIN), timeout=120).json()
+
+            with ThreadPoolExecutor(8) as pool:
+                first = [pool.submit(write, i) for i in range(20)]
+                receipts = [erase()]
+                late = [pool.submit(write, i) for i in range(20, 40)]
+                codes = [f.result() for f in first + late]
+            receipts.append(erase())
+            time.sleep(0.5)
+            resurrected += len(st.sql("SELECT 1 FROM users WHERE id = :u", u=user))
+            receipts_nonzero += sum(any(rc["remaining"].values()) for rc in receipts)
+            for c in codes:
+                statuses[c] = statuses.get(c, 0) + 1
+        st.stop()
+        return {
+            "erasure_rounds": rounds,
+            "erasure_statuses": dict(sorted(statuses.items())),
+            "erasure_receipts_not_zero": receipts_nonzero,
+            "erasure_resurrected_users": resurrected,
+            "erasure_orphan_collections": orphan_collections(st),
+            **{f"erasure_{k}": v for k, v in consistency(st).items()},
+        }
+
+
 def isolation(server_url: str, users: int = 1000, erased: int = 100) -> dict[str, Any]:
     """users over two tenants (the same ids in both), `erased` of tenant acme erased."""
     with stack(server_url) as st:
@@ -420,7 +477,7 @@ def main() -> None:
         sys.exit("set DATABASE_URL to a PostgreSQL server (its backends are terminated during the fault run)")
     runs = {
         "fault": lambda: fault(server_url, args.writes, args.restart_postgres),
-        "race": lambda: race(server_url),
+        "race": lambda: {**race(server_url), **erasure_race(server_url)},
         "isolation": lambda: isolation(server_url),
         "soak": lambda: soak(server_url, args.minutes),
     }
