@@ -11,12 +11,12 @@
   5 rounds: receipts, users back 0.5 s after a receipt, orphan points, orphan collections.
 - isolation: 1,000 users over two tenants (the same user ids in both), 100 of tenant A erased: residue
   of the erased and collateral damage to everyone else, both stores.
-- soak: mixed traffic (analyses of new transcripts, fixes, reads) for --minutes, the server's RSS
-  sampled every 10 s; the slope over the last half must be flat.
+- soak: mixed traffic (analyses of new transcripts, fixes, reads) from --clients clients (20) for
+  --minutes, the server's RSS sampled every 10 s; the slope over the last half must be flat.
 
 Needs DATABASE_URL (a server: its backends are terminated); each scenario gets a fresh database on it
 and a fresh data folder. Usage: python bench/reliability.py [fault|race|isolation|soak|all] [--writes
-2000] [--minutes 10] [--restart-postgres]
+2000] [--minutes 10] [--clients 20] [--restart-postgres]
 """
 
 from __future__ import annotations
@@ -414,8 +414,8 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def soak(server_url: str, minutes: float) -> dict[str, Any]:
-    """Mixed traffic for `minutes`, RSS every 10 s; the slope over the last half."""
+def soak(server_url: str, minutes: float, clients: int = 20) -> dict[str, Any]:
+    """Mixed traffic from `clients` clients for `minutes`, RSS every 10 s; the slope over the last half."""
     with stack(server_url) as st:
         st.start()
         assert st.server is not None
@@ -441,7 +441,7 @@ def soak(server_url: str, minutes: float) -> dict[str, Any]:
                     c.get(f"/v1/users/u{n % 20}/corrections?limit=50")
                     done["errors"] += (r.status_code >= 500) + (r2.status_code >= 500)
 
-        workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(4)]
+        workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(clients)]
         for w in workers:
             w.start()
         t0 = time.monotonic()
@@ -462,6 +462,8 @@ def soak(server_url: str, minutes: float) -> dict[str, Any]:
             "rss_end": samples[-1][1],
             "slope_last_half_mb_per_min": slope * 60,
             "samples": len(samples),
+            "clients": clients,
+            "rss_every_minute": [round(r) for t, r in samples if int(t) % 60 < 10],
         }
 
 
@@ -470,6 +472,7 @@ def main() -> None:
     parser.add_argument("scenario", nargs="?", default="all", choices=["fault", "race", "isolation", "soak", "all"])
     parser.add_argument("--writes", type=int, default=2000)
     parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=20, help="soak: concurrent clients")
     parser.add_argument("--restart-postgres", action="store_true", help="also restart the machine's PostgreSQL")
     args = parser.parse_args()
     server_url = os.environ.get("DATABASE_URL")
@@ -479,7 +482,7 @@ def main() -> None:
         "fault": lambda: fault(server_url, args.writes, args.restart_postgres),
         "race": lambda: {**race(server_url), **erasure_race(server_url)},
         "isolation": lambda: isolation(server_url),
-        "soak": lambda: soak(server_url, args.minutes),
+        "soak": lambda: soak(server_url, args.minutes, args.clients),
     }
     for name in runs if args.scenario == "all" else [args.scenario]:
         t0 = time.monotonic()

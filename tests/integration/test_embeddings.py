@@ -55,3 +55,23 @@ def test_the_cache_embeds_each_text_once_and_answers_the_same_vectors(embedder: 
     cached.embed(["A", "B", "C"])  # bounded: the oldest are pushed out and embedded again when asked
     cached.embed(["Cytiva"])
     assert counting.asked == 7 and cached.embed([]).shape == (0, 512)
+
+
+def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: Embedder) -> None:
+    """Measured on labelled pairs (bench/thresholds.py): no other correction reaches the boost, some slips do."""
+    import json
+
+    from namesake.settings import Settings
+
+    data = json.loads((Path(__file__).parent.parent / "data" / "memory_pairs.json").read_text())
+    s = Settings()
+    boost, dedupe = s.reliability_corrections_memory_boost_threshold, s.reliability_corrections_memory_dedupe_threshold
+
+    def cosines(pairs: list[list[str]]) -> np.ndarray:
+        left, right = embedder.embed([a for a, _ in pairs]), embedder.embed([b for _, b in pairs])
+        return np.einsum("ij,ij->i", left, right)
+
+    different, near = cosines(data["different"]), cosines(data["near"])
+    assert different.max() < boost - 0.02  # a look-alike ("kword0417" after "kword0233") inherits nothing
+    assert (near >= boost).sum() >= 3  # the boost still reaches the closest slips ("Steffy" after "Steffi")
+    assert (near >= dedupe).sum() <= 1 and (different >= dedupe).sum() == 0  # dedupe merges (almost) nothing
