@@ -56,6 +56,11 @@ def legacy_collection(transcript_id: str, settings: Settings) -> str | None:
     return transcript_id
 
 
+def is_transcript_collection(name: str) -> bool:
+    """Whether a collection name is one `collection_for` makes for a single transcript."""
+    return name.startswith((TRANSCRIPT_PREFIX, HASHED_PREFIX))
+
+
 def is_shared(name: str) -> bool:
     """Whether a canonical collection holds many transcripts (points are then filtered by transcript_id)."""
     return name == SHARED_CANONICAL_COLLECTION

@@ -24,7 +24,7 @@ from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offs
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.tenancy import SEPARATOR
-from namesake.users import claim_user
+from namesake.users import claim_user, hold_collections_shared
 
 
 def suggestion_of(row: SuggestionRow) -> Suggestion:
@@ -226,6 +226,7 @@ class TranscriptStore:
         """
         with self.db.session() as s:
             ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
+            hold_collections_shared(s)
             yield
 
     def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:

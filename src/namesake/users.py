@@ -11,6 +11,15 @@ from sqlalchemy.orm import Session
 from namesake.errors import GoneError
 from namesake.models import ErasedUser, User
 
+# Taken shared by every unit that creates a transcript's collection, exclusively by the sweep of collections
+# no transcript owns: a collection made in a unit not yet committed is never mistaken for an orphan.
+COLLECTIONS_LOCK = "transcript-collections"
+
+
+def hold_collections_shared(s: Session) -> None:
+    """In session `s`: no orphan sweep runs until this unit (which may create a collection) ends."""
+    s.execute(text("SELECT pg_advisory_xact_lock_shared(hashtextextended(:k, 0))"), {"k": COLLECTIONS_LOCK})
+
 
 def user_lock_key(user_id: str) -> str:
     """The advisory-lock key of a user: writes take it shared (per transaction), erasure exclusively."""

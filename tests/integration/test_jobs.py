@@ -323,3 +323,22 @@ def test_a_failed_job_records_its_status_and_error_and_lets_the_next_run_in(memo
         runs = list(s.scalars(select(JobRun).where(JobRun.job == "promotion").order_by(JobRun.id)))
     assert [r.status for r in runs] == ["failed", "succeeded"]
     assert runs[0].error == "RuntimeError: disk on fire" and runs[0].finished_at is not None
+
+
+def test_reconciliation_drops_collections_no_transcript_owns(memory: Runtime) -> None:
+    from namesake.analysis import AnalysisService
+    from namesake.canonical_index import ReliabilityRagEnricher
+    from namesake.transcripts import TranscriptStore
+
+    service = AnalysisService(memory, TranscriptStore(memory.db), ReliabilityRagEnricher(memory.vectors, memory.db,
+                                                                                          memory.settings))  # fmt: skip
+    service.index_entities("kept", "pat", {"orgs": ["Cytiva"]})
+    service.index_entities("acme~kept", "acme~pat", {"orgs": ["Cytiva"]})
+    for stray in ("gone", "acme~gone"):  # a collection whose row is gone (a crash between the two)
+        memory.vectors.ensure_collection(collection_for(stray, memory.settings), DIM)
+    memory.vectors.ensure_collection("legacy-name", DIM)  # not a transcript collection's name: left alone
+    report = tasks.reconcile(memory).report
+    assert report.orphan_collections_dropped == 2
+    left = set(memory.vectors.list_collections())
+    assert {collection_for(t, memory.settings) for t in ("kept", "acme~kept")} <= left and "legacy-name" in left
+    assert not {collection_for(t, memory.settings) for t in ("gone", "acme~gone")} & left

@@ -10,11 +10,13 @@ from typing import Any
 
 from sqlalchemy import select
 
+from namesake.canonical_index import collection_for, is_transcript_collection
 from namesake.corrections_memory.writer import mirror_payload
 from namesake.db import Database
 from namesake.embeddings import Embedder
-from namesake.models import CorrectionMirror
+from namesake.models import CorrectionMirror, Transcript
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.users import COLLECTIONS_LOCK
 from namesake.vectors.base import VectorPoint, VectorStore
 
 SCROLL_PAGE = 1000
@@ -33,6 +35,7 @@ class ReconcileReport:
     restored: int = 0
     drift_repaired: int = 0
     unrestorable: int = 0
+    orphan_collections_dropped: int = 0
 
 
 # Fields whose drift changes what the boost or promotion does; repaired from PostgreSQL.
@@ -119,7 +122,24 @@ class CorrectionsMemoryReconciler:
                 ],
             )
         report.restored = len(missing)
+        report.orphan_collections_dropped = self.drop_orphan_collections()
         return report
+
+    def drop_orphan_collections(self) -> int:
+        """Drop the transcript collections no transcript row owns (a crash between the two, an old race).
+
+        Under the collections lock held alone: a unit creating a collection (with its row, not yet
+        committed) finishes first, so its collection is owned by the time it is looked at.
+        """
+        with self.db.exclusive_lock(COLLECTIONS_LOCK):
+            with self.db.session() as s:
+                owned = {collection_for(t, self.settings) for t in s.scalars(select(Transcript.id))}
+            orphans = [
+                c for c in self.store.list_collections() if is_transcript_collection(c) and c not in owned
+            ]
+            for name in orphans:
+                self.store.drop_collection(name)
+        return len(orphans)
 
     def _deleted_after_promo(self) -> bool:
         return self.settings.reliability_corrections_memory_delete_after_promo
