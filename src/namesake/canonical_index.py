@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from namesake.db import Database
 from namesake.embeddings import Embedder
+from namesake.errors import CollectionNotFoundError
 from namesake.models import CanonicalVocabulary
 from namesake.reliability.canonical import TYPE_LISTS, aggregate_payloads, chunk_payloads, chunk_point_id
 from namesake.reliability.types import CanonicalDictionary
@@ -153,12 +154,15 @@ class ReliabilityRagEnricher:
         if not self.store.collection_exists(name) and legacy is not None and self.store.collection_exists(legacy):
             name = legacy
         payloads: list[Any] = []
-        if self.store.collection_exists(name):
-            flt = Filter(must=(Match("transcript_id", transcript_id),)) if is_shared(name) else None
-            offset: PointId | None = None
+        if not self.store.collection_exists(name):
+            return payloads
+        flt = Filter(must=(Match("transcript_id", transcript_id),)) if is_shared(name) else None
+        offset: PointId | None = None
+        try:
             while True:  # every chunk of the transcript (bounded by MAX_CANONICAL_ENTITIES at indexing)
                 points, offset = self.store.scroll(name, limit=SCROLL_PAGE, offset=offset, flt=flt)
                 payloads.extend(p.payload for p in points)
                 if offset is None:
-                    break
-        return payloads
+                    return payloads
+        except CollectionNotFoundError:  # the transcript was deleted meanwhile: it has no list now
+            return []

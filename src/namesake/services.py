@@ -68,7 +68,8 @@ class Services:
 
     def forget_correction(self, user_id: str, correction_id: int) -> ForgetReceipt:
         """Forget one correction (and the history of that original) in both stores."""
-        return forget_correction(self.runtime.db, self.runtime.vectors, user_id, correction_id)
+        rt = self.runtime
+        return forget_correction(rt.db, rt.vectors, user_id, correction_id, rt.settings.erasure_grace_seconds)
 
     def readiness(self) -> dict[str, str]:
         """Each store "ok" or "failed" (the reason goes to the log): what /readyz answers."""

@@ -26,7 +26,7 @@ def user_lock_key(user_id: str) -> str:
     return f"user:{user_id}"
 
 
-def claim_user(s: Session, user_id: str, grace_seconds: int) -> None:
+def claim_user(s: Session, user_id: str, grace_seconds: int, *, register: bool = True) -> None:
     """Start a write for the user in session `s`: their shared lock, no recent erasure, their row.
 
     Erasure holds the lock exclusively: a write in flight finishes first (and is erased with the rest),
@@ -39,7 +39,8 @@ def claim_user(s: Session, user_id: str, grace_seconds: int) -> None:
         if erased_at > datetime.now(UTC) - timedelta(seconds=grace_seconds):
             raise GoneError(f"user {user_id!r} was erased at {erased_at.isoformat()}: nothing written", field="user_id")
         s.execute(delete(ErasedUser).where(ErasedUser.user_id == user_id))  # long ago: a new user of that id
-    s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
+    if register:  # a write that creates (forgetting one correction creates nothing)
+        s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
 
 
 def mark_erased(s: Session, user_id: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy import func, select
 
@@ -250,3 +252,27 @@ def test_erasure_wins_every_race_with_the_users_writes(runtime: Runtime) -> None
     points, collections = _orphans(runtime)
     assert points == 0 and collections == []
     assert refused.count("USER_ERASED") >= 4  # the late writes were refused, not silently dropped
+
+
+def test_a_read_racing_a_transcript_delete_finds_no_list_rather_than_failing(runtime: Runtime) -> None:
+    import dataclasses
+
+    from namesake.canonical_index import collection_for
+
+    service = _service(runtime)
+    service.index_entities("t-gone", None, {"orgs": ["Cytiva"]})
+    store = runtime.vectors
+
+    class DeletedMeanwhile:
+        """The real store; the transcript's collection is dropped once seen to exist, before it is read."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(store, name)
+
+        def scroll(self, name: str, **kw: Any) -> object:
+            store.drop_collection(name)
+            return store.scroll(name, **kw)
+
+    racing = _service(dataclasses.replace(runtime, vectors=DeletedMeanwhile()))  # type: ignore[arg-type]
+    assert racing.enricher.fetch_canonical_entities("t-gone").lists == {}
+    assert not store.collection_exists(collection_for("t-gone", runtime.settings))

@@ -11,6 +11,7 @@ from namesake.db import Database
 from namesake.errors import NotFoundError
 from namesake.models import CorrectionMirror
 from namesake.settings import CORRECTIONS_COLLECTION
+from namesake.users import claim_user
 from namesake.vectors.base import VectorStore
 
 
@@ -37,13 +38,16 @@ class ForgetReceipt:
         }
 
 
-def forget_correction(db: Database, store: VectorStore, user_id: str, correction_id: int) -> ForgetReceipt:
+def forget_correction(
+    db: Database, store: VectorStore, user_id: str, correction_id: int, grace_seconds: int = 3_600
+) -> ForgetReceipt:
     """Delete the correction and the rows it superseded (same user, type and original) with their points.
 
     The rows go in one transaction that commits only after the points are deleted: a vector store that
     fails leaves both stores as they were. Another user's correction is a 404 like a missing one.
     """
     with db.session() as s:
+        claim_user(s, user_id, grace_seconds, register=False)  # serialised with the user's erasure
         row = s.scalar(
             select(CorrectionMirror)
             .where(CorrectionMirror.id == correction_id, CorrectionMirror.user_id == user_id)
