@@ -231,7 +231,10 @@ class CorrectionMemoryWriter:
         if decision.outcome is WriteOutcome.REPLAY and active is not None:
             return WriteResult(decision.outcome, active.id, active.qdrant_point_id, active.frequency)
         if decision.outcome is WriteOutcome.REINFORCED:
-            return self._reinforce(work, decision, c)
+            reinforced = self._reinforce(work, decision, c)
+            if reinforced is not None:
+                return reinforced
+            decision = WriteDecision(WriteOutcome.NEW)  # its twin was forgotten meanwhile: this one is new
         return self._insert(work, prepared, superseded=active, decision=decision)
 
     def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
@@ -246,10 +249,12 @@ class CorrectionMemoryWriter:
         )
         return SemanticHit(row_id, hits[0].score, normalise(str(hits[0].payload.get("final", ""))))
 
-    def _reinforce(self, work: MemoryUnit, decision: WriteDecision, c: CorrectionInput) -> WriteResult:
+    def _reinforce(self, work: MemoryUnit, decision: WriteDecision, c: CorrectionInput) -> WriteResult | None:
+        """Teach the named row once more; None when it is gone (forgotten between the query and the lock)."""
         session, undo = work.session, work.undo
-        row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True)
-        assert row is not None  # the decision only names rows it was shown
+        row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True, populate_existing=True)
+        if row is None or row.status != "active":
+            return None
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None,
                "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
         row.frequency += 1
