@@ -7,23 +7,13 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import httpx
 
 from namesake.errors import LLMCoolingDownError, LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
+from namesake.reliability.ports import LLMProvider
 from namesake.settings import Settings
-
-
-@runtime_checkable
-class LLMProvider(Protocol):
-    """Answers one prompt with one JSON object; raises the typed LLMError subclasses."""
-
-    name: str
-
-    def complete_json(self, *, system: str, user: str) -> dict[str, Any]:
-        """Send the prompt, return the parsed JSON object of the answer."""
-        ...
 
 
 def parse_json_object(content: str) -> dict[str, Any]:

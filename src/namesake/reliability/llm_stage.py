@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from namesake.errors import LLMCoolingDownError, LLMError, LLMRateLimitedError
-from namesake.llm import LLMProvider
+from namesake.reliability.ports import LLMProvider
 from namesake.reliability.prompts import SYSTEM_PROMPT, build_user_prompt, canonical_list, context_of
 from namesake.reliability.types import Candidate, CanonicalDictionary, Mode
 from namesake.text import compact

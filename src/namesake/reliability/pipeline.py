@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from namesake.llm import LLMProvider
 from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.context import fill_context
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
+from namesake.reliability.ports import LLMProvider
 from namesake.reliability.scorer import (
     Scorer,
     fill_context_signals,
