@@ -206,3 +206,18 @@ def test_a_ten_thousand_word_transcript_opens_fast(server: str, page: Any) -> No
     playwright_api.expect(page.locator("#detail h2")).to_have_text(f"Suggestion 2 of {suggestions}")
     print(f"opened in {took:.0f} ms with {suggestions} suggestions marked")
     assert took < 3000  # measured ~0.3 s here; generous for a shared machine
+
+
+def test_on_a_phone_the_transcript_takes_the_width_and_hidden_parts_stay_hidden(server: str, page: Any) -> None:
+    _analyze(server, "call-1")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server}/review")
+    assert page.locator("#app").is_hidden()  # [hidden] is read outside any nesting: the app waits for a key
+    page.fill("#key", KEY)
+    page.keyboard.press("Enter")
+    page.locator("#queue li").first.click()
+    page.wait_for_selector("mark.s")
+    for pane in ("#queue-pane", "#transcript-view", "#detail"):  # one column: each as wide as the screen
+        box = page.locator(pane).bounding_box()
+        assert box is not None and box["width"] >= 380, (pane, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
