@@ -40,15 +40,17 @@ class ReviewResult:
 class ReviewService:
     """Applies review decisions to suggestions and records the corrections they teach."""
 
-    def __init__(
-        self, transcripts: TranscriptStore, writer: CorrectionMemoryWriter, max_final_chars: int = 500
-    ) -> None:
-        self.transcripts, self.writer, self.max_final_chars = transcripts, writer, max_final_chars
+    def __init__(self, transcripts: TranscriptStore, writer: CorrectionMemoryWriter) -> None:
+        self.transcripts, self.writer = transcripts, writer
+        # one limit for what a reviewer writes and what the memory keeps: nothing is cut silently
+        self.max_final_chars = writer.settings.reliability_corrections_memory_final_text_max_len
 
     def _check_final(self, final: str) -> None:
         if len(final) > self.max_final_chars:
             raise InputTooLargeError(
-                f"final has {len(final)} characters, the limit is {self.max_final_chars}", field="final"
+                f"final has {len(final)} characters, the limit is {self.max_final_chars} "
+                "(RELIABILITY_CORRECTIONS_MEMORY_FINAL_TEXT_MAX_LEN: what the memory keeps)",
+                field="final",
             )
 
     def decide(self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None) -> ReviewResult:

@@ -113,5 +113,5 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
     transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s)
-    review = ReviewService(transcripts, writer, s.max_final_chars)
+    review = ReviewService(transcripts, writer)
     return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, m)

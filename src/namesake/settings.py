@@ -129,7 +129,6 @@ class Settings(BaseSettings):
     max_segments: Positive = 20_000
     max_segment_chars: Positive = 20_000
     max_canonical_entities: Positive = 20_000
-    max_final_chars: Positive = 500
     max_request_bytes: Positive = 50_000_000
 
     @classmethod
@@ -191,6 +190,8 @@ OWN_PREFIXES = ("NAMESAKE_", "RELIABILITY_", "LLM_", "EMBEDDING_")
 NOT_SETTINGS = frozenset({"NAMESAKE_BENCH_DATA"})
 # Settings the seed names that namesake no longer reads, and what to set instead.
 REMOVED = {
+    "MAX_FINAL_CHARS": "an edit's final is limited by RELIABILITY_CORRECTIONS_MEMORY_FINAL_TEXT_MAX_LEN, the length "
+    "the memory keeps (one limit: nothing is cut silently)",
     "RELIABILITY_RAG_CANONICAL_MAX_ITEMS": "lists are no longer cut before spotting (every entry is matched); "
     "the LLM prompt's list is capped by RELIABILITY_V5_CANONICAL_LIST_CAP",
 }

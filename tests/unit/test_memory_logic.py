@@ -9,7 +9,11 @@ import pytest
 from namesake.corrections_memory.decision import Existing, SemanticHit, WriteOutcome, decide_write
 from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import InvalidInputError
-from namesake.reliability.memory_policy import BoostParams, boost_for
+from namesake.reliability.memory_policy import BoostParams, boost_for, is_one_off, may_inherit
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment
+from namesake.reliability.windows import function_words
+from namesake.settings import Settings
 from namesake.vectors.base import Match
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)
@@ -60,3 +64,41 @@ def test_every_memory_filter_carries_the_user() -> None:
     assert Match("user_id", "alice") in flt.must
     with pytest.raises(InvalidInputError):
         memory_filter("")
+
+
+def _taught(text: str, *fixes: RememberedCorrection) -> dict[str, tuple[str, str]]:
+    """What the pipeline does with each span of `text` for a user who taught `fixes`: {original: (final, decision)}."""
+    inputs = PipelineInputs([Segment("1", text)], CanonicalDictionary(), user_id="u", remembered=list(fixes))
+    kept, _ = run_stages(inputs, Settings())
+    return {c.original: (c.final, c.decision.value) for c in kept}
+
+
+def test_a_fix_taught_on_u_s_never_reaches_the_pronoun_us() -> None:
+    fix = RememberedCorrection("u.s", "US", "LOCATION", "the u.s economy grew")
+    assert "us" not in _taught("thanks for joining us today, all of us", fix)
+    assert _taught("the u.s economy and the U.S. dollar", fix).get("u.s", ("", ""))[0] == "US"
+
+
+def test_a_look_alike_original_does_not_inherit_another_ones_fix() -> None:
+    fix = RememberedCorrection("kword0233", "Kword A 0233", "KEYWORD")
+    found = _taught("we shipped kword0417 and kword0233 this week", fix)
+    assert "kword0417" not in found and found["kword0233"][0] == "Kword A 0233"
+
+
+def test_a_pasted_final_is_never_applied_elsewhere() -> None:
+    paste = "Backman Coulter announced today that its board approved " * 5  # a paste, 280 characters
+    fix = RememberedCorrection("Backman", paste.strip(), "ORG", "we met Backman about it")
+    assert is_one_off(paste) and not is_one_off("Beckman Coulter")
+    found = _taught("we met Backman about it again", fix)
+    assert all(decision != "auto_applied" for _, decision in found.values())
+    short = RememberedCorrection("Backman", "Beckman", "ORG", "we met Backman about it")
+    assert _taught("we met Backman about it again", short)["Backman"] == ("Beckman", "auto_applied")  # as before
+
+
+@pytest.mark.parametrize(
+    ("window", "original", "inherits"),
+    [("us", "u.s", False), ("U.S", "u.s", True), ("kword0417", "kword0233", False), ("Cytovah", "Cytova", True),
+     ("the", "The", True), ("and", "AND", True), ("Data Dog", "data dog", True), ("datadog", "Data Dog", False)],
+)  # fmt: skip
+def test_what_may_inherit_a_fix(window: str, original: str, inherits: bool) -> None:
+    assert may_inherit(window, original, function_words("en")) is inherits

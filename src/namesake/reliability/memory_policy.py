@@ -52,11 +52,48 @@ def boost_for(score: float, frequency: int, p: BoostParams) -> float:
 
 
 def take_remembered_final(c: Candidate, remembered_final: str) -> None:
-    """The final the user taught replaces the one proposed (kept in meta): they said what this span means."""
+    """The final the user taught replaces the one proposed: they said what this span means — unless that fix
+    was a one-off (a paste, a sentence), which never replaces anything elsewhere."""
+    if is_one_off(remembered_final):
+        return
     if remembered_final and compact(remembered_final) != compact(c.final):
         c.proposed_final = c.final
         c.final = remembered_final
         c.source = "memory"
+
+
+# A taught final this long (words or characters) is a sentence or a paste, not a name: a one-off.
+ONE_OFF_WORDS = 6
+ONE_OFF_CHARS = 60
+
+
+def is_one_off(final: str) -> bool:
+    """A fix that reads like a sentence or a paste (a 257-character paste was once remembered and applied).
+
+    It stays where it was taught: never applied elsewhere by itself, never proposed in place of another final.
+    Short fixes far from their original in spelling ("uh" → GMA) are not one-offs: the reviewer meant them.
+    """
+    return len(final.split()) > ONE_OFF_WORDS or len(final) > ONE_OFF_CHARS
+
+
+def may_inherit(window: str, original: str, function_words: frozenset[str]) -> bool:
+    """Whether words of the transcript may take a fix taught on `original`.
+
+    A match by normalised form never crosses a word boundary ("us" is not "u.s") nor turns a function word
+    into a name unless that very word was taught; a near spelling never differs in its digits ("kword0417"
+    does not inherit the fix of "kword0233").
+    """
+    if _digits(window) != _digits(original):
+        return False
+    if compact(window) != compact(original):
+        return True
+    same_words = normalise(window).split() == normalise(original).split()
+    taught_as_is = window.casefold() == original.casefold()
+    return same_words and (taught_as_is or compact(window) not in function_words)
+
+
+def _digits(text: str) -> str:
+    return "".join(c for c in text if c.isdigit())
 
 
 def context_share(here: frozenset[str], taught: frozenset[str]) -> float:
@@ -143,6 +180,8 @@ def taught_here(c: Candidate) -> bool:
         return False
     # a taught change of case alone ("genome" → Genome) is right where the word names something, and the
     # same word is an ordinary noun elsewhere: like an everyday word, it needs the context it was taught in
+    if c.signals.get("remembered_one_off"):  # a paste or a sentence: shown where it recurs, never applied
+        return False
     everyday = c.signals.get("remembered_everyday", 0.0) >= EVERYDAY or bool(c.signals.get("case_only"))
     return not everyday or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
 

@@ -15,6 +15,8 @@ from namesake.reliability.memory_policy import (
     EVERYDAY_NUMBER,
     REMEMBERED_MIN_SIMILARITY,
     context_share,
+    is_one_off,
+    may_inherit,
 )
 from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
 from namesake.reliability.windows import (
@@ -52,11 +54,18 @@ def remembered_candidates(
             for mi in by_phon.get(pk, ()):
                 sims.setdefault((wi, mi), REMEMBERED_MIN_SIMILARITY)
     out = []
+    stop = function_words(language)
+    one_off = [is_one_off(m.final) for m in remembered]
     for (wi, mi), sim in sims.items():
         memo = remembered[mi]
         for w in index.windows(keys[wi]):
             cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
-            if cand is not None:
+            if cand is None:
+                continue
+            window = cand.original if cand.match_original is None else cand.match_original
+            if may_inherit(window, memo.original, stop):
+                if one_off[mi]:
+                    cand.signals["remembered_one_off"] = 1.0
                 cand.signals["remembered"] = round(sim, 4)
                 cand.signals["remembered_frequency"] = float(memo.frequency)
                 cand.signals["remembered_everyday"] = everyday_zipf(cand.original, language)
