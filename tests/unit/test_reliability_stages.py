@@ -159,7 +159,7 @@ def test_a_pair_the_user_both_made_and_refused_is_judged_on_its_signals_alone() 
     kept, stats = run_stages(inputs, Settings())
     contested = {(c.original, c.final): c for c in kept}[("Cytova", "Cytiva")]
     before = contested.confidence
-    contested.signals["memory_bonus"] = 0.2  # what the reader would add: ignored for a contested pair
+    contested.memory_bonus = 0.2  # what the reader would add: ignored for a contested pair
     score_candidates([contested], W)
     assert contested.contested and stats.refused_by_user == 0
     assert contested.confidence == before and contested.decision is fresh[("Cytova", "Cytiva")].decision
@@ -168,7 +168,7 @@ def test_a_pair_the_user_both_made_and_refused_is_judged_on_its_signals_alone() 
 def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
     memo = [RememberedCorrection("Steffi", "Cepheid", "ORG")]
     cands = _spot("the Steffy and Steffi products", remembered=memo)
-    found = {(c.original, c.final): c.signals["remembered"] for c in cands if c.source == "memory"}
+    found = {(c.original, c.final): c.taught.similarity for c in cands if c.source == "memory" and c.taught}
     assert found[("Steffi", "Cepheid")] == 1.0
     assert 0.8 <= found[("Steffy", "Cepheid")] < 1.0
 

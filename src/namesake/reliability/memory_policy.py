@@ -162,12 +162,12 @@ SAME_CONTEXT = 0.5
 
 def taught(c: Candidate) -> bool:
     """The user made exactly this correction (not contested): in overlaps it wins over the spotter's readings."""
-    return c.signals.get("remembered", 0.0) >= 1.0 and not c.contested
+    return c.taught is not None and c.taught.similarity >= 1.0 and not c.contested
 
 
 def taught_in_like_context(c: Candidate) -> bool:
     """Taught where the words around were much the same: enough to rewrite even a canonical spelling."""
-    return taught(c) and c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
+    return taught(c) and _context(c) >= SAME_CONTEXT
 
 
 def taught_here(c: Candidate) -> bool:
@@ -180,10 +180,16 @@ def taught_here(c: Candidate) -> bool:
         return False
     # a taught change of case alone ("genome" → Genome) is right where the word names something, and the
     # same word is an ordinary noun elsewhere: like an everyday word, it needs the context it was taught in
-    if c.signals.get("remembered_one_off"):  # a paste or a sentence: shown where it recurs, never applied
+    assert c.taught is not None  # taught(c)
+    if c.taught.one_off:  # a paste or a sentence: shown where it recurs, never applied
         return False
-    everyday = c.signals.get("remembered_everyday", 0.0) >= EVERYDAY or bool(c.signals.get("case_only"))
-    return not everyday or c.signals.get("remembered_context", 0.0) >= SAME_CONTEXT
+    everyday = c.taught.everyday >= EVERYDAY or bool(c.signals.get("case_only"))
+    return not everyday or _context(c) >= SAME_CONTEXT
+
+
+def _context(c: Candidate) -> float:
+    """How alike the words around are to where the fix was taught (0 when there is nothing to compare)."""
+    return 0.0 if c.taught is None or c.taught.context is None else c.taught.context
 
 
 def memory_bounds(c: Candidate, evidence: float, decision: Decision, auto_apply: float) -> Decision:
@@ -197,7 +203,7 @@ def memory_bounds(c: Candidate, evidence: float, decision: Decision, auto_apply:
         return decision
     if taught_here(c):
         return Decision.AUTO_APPLIED
-    if c.signals.get("remembered", 0.0) > 0 and decision is Decision.DROPPED:
+    if c.taught is not None and c.taught.similarity > 0 and decision is Decision.DROPPED:
         return Decision.PENDING
     if decision is Decision.AUTO_APPLIED and evidence < auto_apply:
         return Decision.PENDING

@@ -18,7 +18,7 @@ from namesake.reliability.memory_policy import (
     is_one_off,
     may_inherit,
 )
-from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
+from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment, TaughtMatch
 from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,
     WindowIndex,
@@ -64,15 +64,13 @@ def remembered_candidates(
                 continue
             window = cand.original if cand.match_original is None else cand.match_original
             if may_inherit(window, memo.original, stop):
-                if one_off[mi]:
-                    cand.signals["remembered_one_off"] = 1.0
-                cand.signals["remembered"] = round(sim, 4)
-                cand.signals["remembered_frequency"] = float(memo.frequency)
-                cand.signals["remembered_everyday"] = everyday_zipf(cand.original, language)
                 taught = taught_words(memo.context, memo.original, language)
+                context = None
                 if taught:
                     here = neighbour_words(tokens[w.segment], w.first, w.last, language)
-                    cand.signals["remembered_context"] = round(context_share(here, taught), 4)
+                    context = round(context_share(here, taught), 4)
+                everyday = everyday_zipf(cand.original, language)
+                cand.taught = TaughtMatch(round(sim, 4), float(memo.frequency), everyday, context, one_off[mi])
                 out.append(cand)
     return out
 

@@ -187,6 +187,27 @@ class RememberedCorrection:
     frequency: int = 1  # how many times the user made it
 
 
+@dataclass(frozen=True)
+class TaughtMatch:
+    """How a candidate spotted from the user's memory matches what they taught: the memory policy's inputs."""
+
+    similarity: float  # 1.0: the very original they corrected; less: a near spelling of it
+    frequency: float  # how many times they taught it
+    everyday: float  # Zipf frequency of the span's commonest word (numbers count as everyday)
+    context: float | None = None  # share of neighbouring words also around where it was taught (None: no context)
+    one_off: bool = False  # the taught final is a paste or a sentence
+
+    def audit(self) -> dict[str, float]:
+        """Stored with the suggestion under the names the page reads ("remembered", …)."""
+        out = {"remembered": self.similarity, "remembered_frequency": self.frequency,
+               "remembered_everyday": self.everyday}  # fmt: skip
+        if self.context is not None:
+            out["remembered_context"] = self.context
+        if self.one_off:
+            out["remembered_one_off"] = 1.0
+        return out
+
+
 @dataclass
 class Candidate:
     """A span that may be a mis-recognised entity, with the final proposed for it and its signals."""
@@ -213,6 +234,7 @@ class Candidate:
     memory_bonus: float = 0.0
     memory_score: float | None = None
     proposed_final: str | None = None  # the spotter's final, when the memory replaced it with the user's
+    taught: TaughtMatch | None = None  # spotted from the user's own memory
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
@@ -225,6 +247,8 @@ class Candidate:
             extra["context_free"] = 1.0
         if self.memory_score is not None:
             extra.update(memory_bonus=self.memory_bonus, memory_score=self.memory_score)
+        if self.taught is not None:
+            extra.update(self.taught.audit())
         flags = {"contested": self.contested, "extends_right_entity": self.extends_right_entity}
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 
