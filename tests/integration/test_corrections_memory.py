@@ -13,7 +13,7 @@ from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.decision import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import list_corrections
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
 from namesake.embeddings import CachedEmbedder
 from namesake.errors import DimensionMismatchError, StoreError
 from namesake.models import CorrectionMirror
@@ -311,3 +311,40 @@ def test_a_taught_fix_applies_until_its_date_and_teaching_it_again_renews_it(mem
     assert not boosted(later) and active_corrections(memory.db, "u1", now=later) == []
     [row] = list_corrections(memory.db, "u1", now=later)
     assert row["state"] == "expired" and row["applies_until"] is None  # said, not silently listed as active
+
+
+def test_a_reinforcement_racing_a_supersede_becomes_a_new_correction_not_a_503(memory: Runtime) -> None:
+    """"Steffy" finds "Steffi"'s row (cosine 0.957, same final) just before "Steffi" is given another final."""
+    import threading
+
+    writer = _writer(memory)
+    writer.record(_fix(original="Steffi", final="Cepheid"))
+    found, go, outcome = threading.Event(), threading.Event(), {}
+    slow = _writer(memory)
+    top1 = slow._semantic_top1
+
+    def paused_after_the_twin_is_found(*args: Any) -> Any:
+        hit = top1(*args)  # "Steffi"'s row, still active
+        found.set()
+        go.wait(timeout=30)  # a slow request: the supersede commits meanwhile
+        return hit
+
+    slow._semantic_top1 = paused_after_the_twin_is_found  # type: ignore[method-assign]
+
+    def twin() -> None:
+        try:
+            outcome["result"] = slow.record(_fix(original="Steffy", final="Cepheid"))
+        except Exception as exc:  # what used to happen: the point it reinforced was gone (503)
+            outcome["error"] = exc
+
+    racer = threading.Thread(target=twin)
+    racer.start()
+    assert found.wait(timeout=30)
+    assert writer.record(_fix(original="Steffi", final="Cepheid Inc")).outcome is WriteOutcome.SUPERSEDED
+    go.set()
+    racer.join(timeout=30)
+    assert "error" not in outcome, outcome
+    result = outcome["result"]
+    assert isinstance(result, WriteResult) and result.outcome is WriteOutcome.NEW
+    finals = {c["original"]: c["final"] for c in list_corrections(memory.db, "u1")}
+    assert finals == {"Steffi": "Cepheid Inc", "Steffy": "Cepheid"}
