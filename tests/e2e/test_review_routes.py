@@ -25,6 +25,9 @@ def test_the_page_and_its_files_come_from_the_package_with_a_policy_that_forbids
         for name, kind in (("review.js", "text/javascript"), ("review.css", "text/css")):
             r = client.get(f"/review/assets/{name}")
             assert r.status_code == 200 and r.headers["content-type"].startswith(kind) and "//cdn" not in r.text
+        names = client.get("/review/assets/names.js")  # the statuses the page compares with, from the server's enum
+        assert names.status_code == 200 and names.headers["content-type"].startswith("text/javascript")
+        assert '"PENDING": "pending"' in names.text and '"AUTO_APPLIED": "auto_applied"' in names.text
         missing = client.get("/review/assets/..%2Fsettings.py")
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
 

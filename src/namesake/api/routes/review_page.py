@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 
 from fastapi import APIRouter
 from fastapi.responses import Response
 
 from namesake.errors import NotFoundError
+from namesake.reliability.types import SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
 ASSETS = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
@@ -29,6 +31,14 @@ def _read(name: str) -> bytes:
 def page() -> Response:
     """The page; it signs in with an API key and calls the API of this same server."""
     return Response(_read("review.html"), media_type="text/html; charset=utf-8", headers=HEADERS)
+
+
+@router.get("/review/assets/names.js")
+def names() -> Response:
+    """The names the page shares with the server, written from the server's own enum: never copied by hand."""
+    statuses = json.dumps({s.name: s.value for s in SuggestionStatus})
+    body = f"// Written by the server from SuggestionStatus.\nexport const STATUS = Object.freeze({statuses});\n"
+    return Response(body, media_type="text/javascript; charset=utf-8", headers=HEADERS)
 
 
 @router.get("/review/assets/{name}")

@@ -1,6 +1,8 @@
 // The review workspace: a queue of transcripts, suggestions marked in place, the user's memory.
 // Plain modules, no dependencies, no request to another host; every action has a key.
 
+import { STATUS } from "/review/assets/names.js";
+
 const $ = (sel) => document.querySelector(sel);
 const KEY_STORE = "namesake.key"; // sessionStorage: the key lives as long as the tab
 // in the order a reviewer finds them telling: the first three present are shown as "why"
@@ -123,10 +125,10 @@ function renderQueue() {
   const list = $("#queue");
   list.replaceChildren(...state.queue.map((t, i) => {
     const li = el("li", { "data-i": String(i), id: `q-${i}` },
-      el("span", { class: "badge", title: "pending" }, String(t.counts.pending)), " ",
+      el("span", { class: "badge", title: "pending" }, String(t.counts[STATUS.PENDING])), " ",
       el("strong", {}, t.transcript_id),
       el("span", { class: "counts" },
-        `${t.user_id} · ${t.counts.auto_applied} auto-applied · ${new Date(t.analyzed_at).toLocaleString()}`));
+        `${t.user_id} · ${t.counts[STATUS.AUTO_APPLIED]} auto-applied · ${new Date(t.analyzed_at).toLocaleString()}`));
     li.classList.toggle("selected", i === state.queueIndex);
     li.classList.toggle("open", t.transcript_id === state.view?.transcript_id);
     li.addEventListener("click", () => { state.queueIndex = i; openTranscript(t.transcript_id); });
@@ -169,14 +171,14 @@ async function openTranscript(id, keepPosition = false) {
 
 function firstOpen(from, step) {
   for (let i = from; i >= 0 && i < state.order.length; i += step) {
-    if (state.order[i].status === "pending") return i;
+    if (state.order[i].status === STATUS.PENDING) return i;
   }
   return state.order.length ? Math.min(Math.max(from, 0), state.order.length - 1) : -1;
 }
 
 function renderTranscript() {
   const v = state.view;
-  const pending = state.order.filter((s) => s.status === "pending").length;
+  const pending = state.order.filter((s) => s.status === STATUS.PENDING).length;
   $("#transcript-title").textContent = v.transcript_id;
   $("#transcript-meta").textContent =
     `${v.user_id} · ${v.segments.length} segments · ${pending} pending · ${state.order.length} suggestions`;
@@ -202,12 +204,12 @@ function renderSegment(seg, indexes) {
     const s = state.order[i];
     if (s.start_char < at || s.end_char > chars.length) continue; // overlapping or stale: listed, not drawn
     plain(at, s.start_char);
-    const shown = s.status === "auto_applied" || s.status === "validated" ? s.final : s.original;
+    const shown = s.status === STATUS.AUTO_APPLIED || s.status === STATUS.VALIDATED ? s.final : s.original;
     const mark = el("mark", { class: `s ${s.status}`, "data-i": String(i), id: `s-${i}`,
       title: `${s.original} → ${s.final}` }, shown);
     mark.addEventListener("click", () => select(i));
     body.append(mark);
-    if (s.status === "pending") body.append(el("span", { class: "proposal" }, `→ ${s.final}`));
+    if (s.status === STATUS.PENDING) body.append(el("span", { class: "proposal" }, `→ ${s.final}`));
     at = s.end_char;
   }
   plain(at, chars.length);
@@ -239,7 +241,7 @@ function why(s) {
 
 function renderDetail(s) {
   const box = $("#detail");
-  const open = s.status === "pending" || s.status === "auto_applied";
+  const open = s.status === STATUS.PENDING || s.status === STATUS.AUTO_APPLIED;
   const taught = state.taught.get(`${s.original.toLowerCase()}|${s.final.toLowerCase()}`);
   const parts = [
     el("h2", {}, `Suggestion ${state.current + 1} of ${state.order.length}`),
@@ -266,14 +268,14 @@ function renderDetail(s) {
     parts.push(el("div", { class: "actions" },
       button("Accept", "a", () => decide("accept")),
       button("Edit", "e", () => editCurrent()),
-      button(s.status === "auto_applied" ? "Revert" : "Reject", "r", () => decide("reject"))));
+      button(s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject", "r", () => decide("reject"))));
   }
   box.replaceChildren(...parts);
 }
 
 async function decide(action, final) {
   const s = state.order[state.current];
-  if (!s || !(s.status === "pending" || s.status === "auto_applied")) return;
+  if (!s || !(s.status === STATUS.PENDING || s.status === STATUS.AUTO_APPLIED)) return;
   const body = { transcript_id: state.view.transcript_id };
   if (action === "edit") body.final = final;
   try {
@@ -286,7 +288,7 @@ async function decide(action, final) {
   const at = state.current;
   renderTranscript(); // the memory is read again when the next transcript opens, not on every key
   const next = firstOpen(at + 1, 1);
-  select(state.order[next]?.status === "pending" ? next : firstOpen(0, 1));
+  select(state.order[next]?.status === STATUS.PENDING ? next : firstOpen(0, 1));
   refreshQueueCounts();
   say({ accept: "Accepted: remembered", edit: "Edited: remembered", reject: "Rejected" }[action]);
 }
@@ -294,8 +296,8 @@ async function decide(action, final) {
 function refreshQueueCounts() {
   const t = state.queue.find((q) => q.transcript_id === state.view.transcript_id);
   if (t) {
-    t.counts.pending = state.order.filter((s) => s.status === "pending").length;
-    t.counts.auto_applied = state.order.filter((s) => s.status === "auto_applied").length;
+    t.counts[STATUS.PENDING] = state.order.filter((s) => s.status === STATUS.PENDING).length;
+    t.counts[STATUS.AUTO_APPLIED] = state.order.filter((s) => s.status === STATUS.AUTO_APPLIED).length;
     renderQueue();
   }
 }
@@ -322,7 +324,7 @@ function ask({ title, original, value, withType }) {
 
 async function editCurrent() {
   const s = state.order[state.current];
-  if (!s || !(s.status === "pending" || s.status === "auto_applied")) return;
+  if (!s || !(s.status === STATUS.PENDING || s.status === STATUS.AUTO_APPLIED)) return;
   const answer = await ask({ title: "Edit", original: `Heard: ${s.original}`, value: s.final, withType: false });
   if (answer) await decide("edit", answer.final);
 }
