@@ -54,6 +54,8 @@ class User(Base):
     __tablename__ = "users"
     id: Mapped[str] = mapped_column(Text, primary_key=True)
     created_at: Mapped[datetime] = _now()
+    # the number of this user's last correction: theirs are numbered 1, 2, 3… whatever other users do
+    correction_seq: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default=text("0"))
 
 
 class ErasedUser(Base):
@@ -115,6 +117,7 @@ class CorrectionMirror(Base):
 
     __tablename__ = "reliability_corrections_quarantine"
     __table_args__ = (
+        Index("uq_reliability_corrections_quarantine_user_seq", "user_id", "user_seq", unique=True),
         Index(
             "uq_reliability_corrections_quarantine_active",
             "user_id",
@@ -128,6 +131,8 @@ class CorrectionMirror(Base):
         CheckConstraint("frequency >= 1", name="frequency"),
     )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    # the id the API shows: numbered per user, so it reveals nothing of other users' (or tenants') volume
+    user_seq: Mapped[int | None] = mapped_column(BigInteger)
     qdrant_point_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False, unique=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
     entity_type: Mapped[str] = mapped_column(String(32), nullable=False)

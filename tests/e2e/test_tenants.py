@@ -159,3 +159,14 @@ def test_the_queue_pages(client: TestClient) -> None:
     rest = client.get("/v1/transcripts?limit=2&offset=2", headers=ACME).json()
     assert [q["transcript_id"] for q in first + rest] == ["p2", "p1", "p0"]
     assert client.get("/v1/transcripts?offset=-1", headers=ACME).status_code == 422
+
+
+def test_correction_ids_are_numbered_per_user_and_reveal_no_other_volume(client: TestClient) -> None:
+    for i in range(3):  # acme's alice teaches three fixes
+        fix = {"user_id": "alice", "transcript_id": f"n{i}", "segment_id": "1", "start_char": 0, "end_char": 7,
+               "original": f"Zorbla{i}", "final": f"Zorblax{i}", "entity_type": "org"}  # fmt: skip
+        assert client.post("/v1/corrections", json=fix, headers=ACME).status_code == 201
+    first = {**fix, "user_id": "carol", "original": "Qorvex", "end_char": 6, "final": "Qorvex Inc"}
+    assert client.post("/v1/corrections", json=first, headers=BETA).status_code == 201
+    assert [c["id"] for c in client.get("/v1/users/carol/corrections", headers=BETA).json()] == [1]
+    assert [c["id"] for c in client.get("/v1/users/alice/corrections", headers=ACME).json()] == [3, 2, 1]

@@ -40,6 +40,18 @@ def bulk_corrections(rt: Runtime, rows: list[dict[str, Any]]) -> list[Correction
     with rt.db.session() as s:
         users = sorted({r["user_id"] for r in rows})
         s.execute(text("INSERT INTO users (id) SELECT unnest(CAST(:u AS text[])) ON CONFLICT DO NOTHING"), {"u": users})
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r["user_id"]] = counts.get(r["user_id"], 0) + 1
+        taken = s.execute(
+            text("UPDATE users SET correction_seq = correction_seq + t.n FROM unnest(CAST(:u AS text[]), "
+                 "CAST(:n AS bigint[])) AS t(uid, n) WHERE id = t.uid RETURNING id, correction_seq - t.n"),
+            {"u": list(counts), "n": list(counts.values())},
+        ).tuples().all()  # fmt: skip
+        last = dict(taken)  # numbered per user after their earlier corrections, as the writer numbers them
+        for r in rows:
+            last[r["user_id"]] += 1
+            r.setdefault("user_seq", last[r["user_id"]])
         full = [
             {
                 "qdrant_point_id": uuid.uuid4(), "entity_type": "ORG", "original": r["final"].lower() + "x",
@@ -260,11 +272,12 @@ def test_forgetting_a_correction_is_all_or_nothing(memory: Runtime) -> None:
     made = bulk_corrections(memory, [{"user_id": "ann", "final": "Acme Corp"}, {"user_id": "ann", "final": "Kept"}])
     target = made[0]
     with pytest.raises(VectorStoreError):
-        forget_correction(memory.db, DeleteFails(memory.vectors), "ann", target.id)  # type: ignore[arg-type]
+        forget_correction(memory.db, DeleteFails(memory.vectors), "ann", target.user_seq)  # type: ignore[arg-type]
     assert memory.vectors.count(CORRECTIONS_COLLECTION) == 2
     with memory.db.session() as s:
         assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 2
-    receipt = forget_correction(memory.db, memory.vectors, "ann", target.id).as_json()
+    assert target.user_seq == 1  # the API's id: numbered per user
+    receipt = forget_correction(memory.db, memory.vectors, "ann", target.user_seq).as_json()
     assert receipt["deleted"] == {"rows": 1, "qdrant_points": 1} and receipt["remaining"] == {
         "rows": 0,
         "qdrant_points": 0,

@@ -50,7 +50,7 @@ def forget_correction(
         claim_user(s, user_id, grace_seconds, register=False)  # serialised with the user's erasure
         row = s.scalar(
             select(CorrectionMirror)
-            .where(CorrectionMirror.id == correction_id, CorrectionMirror.user_id == user_id)
+            .where(CorrectionMirror.user_seq == correction_id, CorrectionMirror.user_id == user_id)
             .with_for_update()
         )
         if row is None:

@@ -48,11 +48,13 @@ def correction_state(row: CorrectionMirror, now: datetime) -> str:
     return "applying" if row.quarantine_until > now else "expired"
 
 
-def correction_json(row: CorrectionMirror, now: datetime | None = None) -> dict[str, Any]:
-    """A correction as callers see it, with where it stands and until when it applies."""
+def correction_json(
+    row: CorrectionMirror, now: datetime | None = None, supersedes: int | None = None
+) -> dict[str, Any]:
+    """A correction as callers see it (ids numbered per user), with where it stands and until when it applies."""
     state = correction_state(row, now or datetime.now(UTC))
     return {
-        "id": row.id,
+        "id": row.user_seq,
         "entity_type": row.entity_type,
         "original": row.original,
         "final": row.final,
@@ -64,7 +66,7 @@ def correction_json(row: CorrectionMirror, now: datetime | None = None) -> dict[
         "quarantine_until": row.quarantine_until.isoformat(),
         "state": state,
         "applies_until": row.quarantine_until.isoformat() if state == "applying" else None,
-        "supersedes_id": row.supersedes_id,
+        "supersedes_id": supersedes,
         "transcript_id": row.transcript_id,
         "created_at": row.created_at.isoformat(),
         "updated_at": row.updated_at.isoformat(),
@@ -85,7 +87,13 @@ def list_corrections(
     if not include_superseded:
         query = query.where(CorrectionMirror.status == "active")
     if before is not None:
-        query = query.where(CorrectionMirror.id < before)  # keyset: a page never shifts under new writes
+        query = query.where(CorrectionMirror.user_seq < before)  # keyset: a page never shifts under new writes
     with db.session() as s:
-        rows = s.scalars(query.order_by(CorrectionMirror.id.desc()).limit(limit)).all()
-        return [correction_json(r, now) for r in rows]
+        rows = s.scalars(query.order_by(CorrectionMirror.user_seq.desc().nulls_last()).limit(limit)).all()
+        replaced = {r.supersedes_id for r in rows if r.supersedes_id is not None}
+        numbers = dict(
+            s.execute(select(CorrectionMirror.id, CorrectionMirror.user_seq).where(CorrectionMirror.id.in_(replaced)))
+            .tuples()
+            .all()
+        )
+        return [correction_json(r, now, numbers.get(r.supersedes_id or 0)) for r in rows]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from namesake.corrections_memory.decision import Existing, SemanticHit, WriteDecision, WriteOutcome, decide_write
@@ -18,7 +18,7 @@ from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
 from namesake.embeddings import Embedder
 from namesake.errors import InvalidInputError, NamesakeError
-from namesake.models import CorrectionMirror
+from namesake.models import CorrectionMirror, User
 from namesake.reliability.types import ENTITY_TYPES, entity_type_of
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.text import compact, context_around, normalise
@@ -281,7 +281,11 @@ class CorrectionMemoryWriter:
         now = self.clock()
         quarantine_until = self.applies_until()
         point_id = uuid.uuid4()
+        # the user's next correction number, under their row's lock: one writer numbers at a time
+        numbered = update(User).where(User.id == c.user_id).values(correction_seq=User.correction_seq + 1)
+        user_seq = session.execute(numbered.returning(User.correction_seq)).scalar_one()
         row = CorrectionMirror(
+            user_seq=user_seq,
             qdrant_point_id=point_id,
             user_id=c.user_id,
             entity_type=c.entity_type,
