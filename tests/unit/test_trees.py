@@ -97,3 +97,18 @@ def test_a_tree_too_deep_for_a_table_is_walked_instead() -> None:
     model = TreeModel.from_json({"features": ["edit"], "baseline": 0.0, "trees": [tree]})
     assert model.compiled is None
     assert model.logits([{"edit": 0.0}, {"edit": 0.035}, {"edit": 1.0}]).tolist() == [0.0, 4.0, 99.0]
+
+
+def test_the_ceiling_is_never_below_the_log_odds_whatever_the_free_signals_hold() -> None:
+    model = load_model(BUNDLED_MODEL)
+    free = frozenset({"ctx_gain", "ctx_original", "final_elsewhere", "original_elsewhere", "left_is_function"})
+    rng = np.random.default_rng(11)
+    known = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, 2.0], size=(300, len(model.features)))
+    signals = [dict(zip(model.features, row.tolist(), strict=True)) for row in known]
+    ceiling = model.ceiling_logits(signals, free)
+    assert ceiling is not None
+    for _ in range(20):  # whatever the context signals turn out to be, the log-odds stay under the ceiling
+        filled = [{**s, **{f: float(rng.choice([-9.0, -2.0, 0.0, 0.5, 1.0, 3.0])) for f in free}} for s in signals]
+        assert np.all(model.logits(filled) <= ceiling)
+    assert np.all(model.ceiling_logits(signals, frozenset()) >= model.logits(signals))  # nothing free: a hair above
+    assert np.max(model.ceiling_logits(signals, frozenset()) - model.logits(signals)) < 1e-3

@@ -21,6 +21,8 @@ from importlib import resources
 from namesake.reliability.types import Candidate, Segment
 from namesake.text import Token, tokenize, written_form
 
+# The signals fill_context writes: what the other signals cannot know until it has run.
+CONTEXT_SIGNALS = frozenset({"final_elsewhere", "original_elsewhere", "left_is_function", "ctx_original", "ctx_gain"})
 # Stupid backoff (Brants et al. 2007): an unseen pair scores BACKOFF × the word's unigram probability.
 BACKOFF = 0.4
 # Probability floor of a word the corpus never saw, per character (longer unknown words are rarer).

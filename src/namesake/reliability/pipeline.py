@@ -9,13 +9,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from namesake.reliability.candidates import context_free_spans, spot_candidates
-from namesake.reliability.context import fill_context
+from namesake.reliability.context import CONTEXT_SIGNALS, fill_context
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
 from namesake.reliability.ports import LLMProvider
 from namesake.reliability.scorer import (
     Scorer,
+    confidence_ceilings,
     fill_context_signals,
     fill_signals,
     resolve_overlaps,
@@ -85,9 +86,13 @@ def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
 
 
 def candidate_signals(
-    inputs: PipelineInputs, settings: Settings, stats: RunStats, *, with_llm: bool = False
+    inputs: PipelineInputs, settings: Settings, stats: RunStats, *, with_llm: bool = False, scorer: Scorer | None = None
 ) -> list[Candidate]:
-    """S1 spot → S2 gate → the user's refusals → every signal: all readings of every span, not yet scored."""
+    """S1 spot → S2 gate → the user's refusals → every signal: all readings of every span, not yet scored.
+
+    With a scorer, a reading whose evidence cannot exceed KEEP_ABOVE whatever its context signals say (nor be
+    kept by the memory or the LLM) is left out before they are computed: it would be dropped unread anyway.
+    """
     entries = inputs.dictionary.entries()
     stats.canonical_entries = len(entries)
     by_id = {s.id: s for s in inputs.segments}
@@ -115,6 +120,10 @@ def candidate_signals(
         for c in cands:
             fill_signals(c, by_id[c.segment_id], inputs.language)
         fill_context_signals(cands)
+        if scorer is not None:
+            ceilings = confidence_ceilings(cands, scorer, CONTEXT_SIGNALS)
+            if ceilings is not None:
+                cands[:] = [c for c, top in zip(cands, ceilings, strict=True) if top > KEEP_ABOVE or _held(c)]
         touched = {c.segment_id for c in cands}
         tokens = {s.id: tokenize(s.text) for s in inputs.segments if s.id in touched}
         fill_context(cands, inputs.segments, tokens, inputs.language)
@@ -123,9 +132,18 @@ def candidate_signals(
     return cands
 
 
+# Below this confidence a dropped reading goes no further: the memory or the LLM can lift the rest only so far.
+KEEP_ABOVE = 0.05
+
+
+def _held(c: Candidate) -> bool:
+    """Kept whatever its confidence: what the user taught (the policy may apply it), what only the LLM judges."""
+    return c.taught is not None or c.source == "context_free"
+
+
 def _worth_keeping(c: Candidate) -> bool:
     """A reading that may still become a suggestion (the memory or the LLM can lift the rest only so far)."""
-    return c.confidence > 0.05 or c.decision is not Decision.DROPPED or c.source == "context_free"
+    return c.confidence > KEEP_ABOVE or c.decision is not Decision.DROPPED or c.source == "context_free"
 
 
 def run_stages(
@@ -138,7 +156,7 @@ def run_stages(
     """S1 spot → S2 gate → signals → memory boost → LLM on the uncertain → score → decide; pure but for the ports."""
     weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)
-    cands = candidate_signals(inputs, settings, stats, with_llm=llm is not None)
+    cands = candidate_signals(inputs, settings, stats, with_llm=llm is not None, scorer=weights)
     _timed(stats, "score", lambda: score_candidates(cands, weights))
     # Only the best reading of each span goes further: the boost and the LLM see one candidate per span.
     cands = _timed(

@@ -141,6 +141,19 @@ def base_logits(signals: list[dict[str, float]], w: Scorer) -> list[float]:
     return [w.bias + sum(weight * s.get(name, 0.0) for name, weight in w.signals.items()) for s in signals]
 
 
+def confidence_ceilings(candidates: list[Candidate], w: Scorer, unknown: frozenset[str]) -> list[float] | None:
+    """An upper bound of each candidate's evidence whatever the `unknown` signals turn out to be (the trees only;
+    None under the logistic: no bound). What lets a stage skip the candidates that cannot matter."""
+    if w.model is None:
+        return None
+    signals = [c.signals for c in candidates]
+    ceilings = w.model.ceiling_logits(signals, unknown)
+    if ceilings is None:
+        return None
+    outside = [sum(w.signals[n] * s.get(n, 0.0) for n in OUTSIDE_MODEL) for s in signals]
+    return [1.0 / (1.0 + math.exp(-(float(z) + o))) for z, o in zip(ceilings, outside, strict=True)]
+
+
 def evidence(signals: dict[str, float], w: Scorer, base: float | None = None, *, context_free: bool = False) -> float:
     """sigmoid(base log-odds [+ LLM verdict]): what the signals say, before the memory and the policy."""
     if context_free:  # nothing to compare with: only the LLM's verdict can make it a suggestion

@@ -88,6 +88,7 @@ class CompiledForest:
     leaf_value: np.ndarray  # (trees × max leaves,) flattened
     bits: int
     max_leaves: int
+    _ceilings: dict[frozenset[int], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, trees: tuple[Tree, ...]) -> CompiledForest | None:
@@ -112,22 +113,56 @@ class CompiledForest:
         return cls(split_feature, split_threshold, node_split.ravel(), table.ravel(), leaf_value.ravel(), bits,
                    max_leaves)  # fmt: skip
 
+    def ceiling_table(self, free: frozenset[int]) -> np.ndarray:
+        """For each code of each tree, the largest leaf value a row reaches whatever the `free` features hold.
+
+        A split on a free feature may go either way: its bit ranges over both values, one bit at a time
+        (the maximum over a hypercube, dimension by dimension). Rounded up to float32: a ceiling, never below.
+        """
+        if free not in self._ceilings:
+            trees = len(self.leaf_of_code) >> self.bits
+            values = self.leaf_value.take(self.leaf_of_code).reshape(trees, 1 << self.bits)
+            free_bit = np.isin(self.split_feature[self.node_split], list(free)).reshape(self.bits, trees)
+            codes = np.arange(1 << self.bits)
+            for k in range(self.bits):
+                rows = np.flatnonzero(free_bit[k])
+                if rows.size:
+                    values[rows] = np.maximum(values[rows], values[rows][:, codes ^ (1 << k)])
+            self._ceilings[free] = np.nextafter(values.astype(np.float32), np.float32(np.inf)).ravel()
+        return self._ceilings[free]
+
+    def ceilings(self, x: np.ndarray, baseline: float, free: frozenset[int]) -> np.ndarray:
+        """An upper bound of each row's log-odds over every value of the `free` features (their columns unread)."""
+        table = self.ceiling_table(free)
+        trees = len(self.leaf_of_code) >> self.bits
+        offsets = (np.arange(trees, dtype=np.intp) << self.bits)[:, None]
+        out = np.empty(len(x))
+        for start in range(0, len(x), ROW_BLOCK):
+            code = self._codes(x[start : start + ROW_BLOCK], trees)
+            out[start : start + code.shape[1]] = table.take(code + offsets).sum(axis=0, dtype=np.float64)
+        return out + baseline + 1e-6 * trees  # float64 sums of float32 ceilings: a margin for their rounding
+
+    def _codes(self, rows: np.ndarray, trees: int) -> np.ndarray:
+        """(trees, len(rows)) codes: bit k set when the row goes left at the k-th split of the tree."""
+        block = np.ascontiguousarray(rows.T)  # feature-major: a split reads one row
+        goes_left = block[self.split_feature] <= self.split_threshold[:, None]
+        bit = goes_left[self.node_split].reshape(self.bits, trees, block.shape[1])
+        code = np.zeros((trees, block.shape[1]), dtype=np.uint16)  # bits <= MAX_COMPILED_SPLITS
+        for k in range(self.bits):
+            code |= bit[k].astype(code.dtype) << k
+        return code
+
     def sums(self, x: np.ndarray, baseline: float) -> np.ndarray:
         """baseline + Σ trees' leaf values for each row of x, in blocks of ROW_BLOCK rows."""
         out = np.empty(len(x))
         trees = len(self.leaf_of_code) >> self.bits
         offsets = (np.arange(trees, dtype=np.intp) << self.bits)[:, None]
         for start in range(0, len(x), ROW_BLOCK):
-            block = np.ascontiguousarray(x[start : start + ROW_BLOCK].T)  # feature-major: a split reads one row
-            goes_left = block[self.split_feature] <= self.split_threshold[:, None]
-            bit = goes_left[self.node_split].reshape(self.bits, trees, block.shape[1])
-            code = np.zeros((trees, block.shape[1]), dtype=np.uint16)  # bits <= MAX_COMPILED_SPLITS
-            for k in range(self.bits):
-                code |= bit[k].astype(code.dtype) << k
-            terms = np.empty((trees + 1, block.shape[1]))
+            code = self._codes(x[start : start + ROW_BLOCK], trees)
+            terms = np.empty((trees + 1, code.shape[1]))
             terms[0] = baseline
             terms[1:] = self.leaf_value.take(self.leaf_of_code.take(code + offsets))
-            out[start : start + block.shape[1]] = np.add.reduce(terms, axis=0)  # row by row: the trees' order
+            out[start : start + code.shape[1]] = np.add.reduce(terms, axis=0)  # row by row: the trees' order
         return out
 
 
@@ -158,6 +193,15 @@ class TreeModel:
         for tree in self.trees:
             out += tree.predict(x)
         return out
+
+    def ceiling_logits(self, signals: list[dict[str, float]], free: frozenset[str]) -> np.ndarray | None:
+        """An upper bound of each candidate's log-odds whatever the `free` signals turn out to be; None when the
+        trees are not compiled (no bound: nothing may be skipped on its strength)."""
+        if self.compiled is None:
+            return None
+        columns = frozenset(self.features.index(f) for f in free if f in self.features)
+        x = self.matrix(signals)
+        return self.compiled.ceilings(x, self.baseline, columns) if len(x) else np.zeros(0)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TreeModel:
