@@ -11,8 +11,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities
-from namesake.corrections_memory.repository import active_corrections
+from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities, promoted_vocabulary_in
+from namesake.corrections_memory.repository import active_corrections_in
 from namesake.errors import WorkerError
 from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
@@ -22,7 +22,7 @@ from namesake.reliability.types import Candidate, Suggestion
 from namesake.runtime import Runtime
 from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
-from namesake.transcripts import TranscriptStore, TranscriptView
+from namesake.transcripts import TranscriptStore, TranscriptView, refused_pairs_in
 
 
 @dataclass
@@ -93,12 +93,14 @@ class AnalysisService:
         checked = given if isinstance(given, CheckedTranscript) else check_limits(given, self.runtime.settings)
         transcript = checked.transcript
         user = user_id or transcript.user_id or DEFAULT_USER
-        with self.transcripts.registered(transcript.transcript_id, user, transcript.language):
+        with self.transcripts.registered(transcript.transcript_id, user, transcript.language) as session:
             if checked.entities is not None:  # the collection, with the row that owns it
                 self._index(transcript.transcript_id, checked.entities)
-        remembered = active_corrections(self.runtime.db, user)
-        refused = self.transcripts.refused_pairs(user)
-        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities)
+            # what the stages read of the user, in the same transaction: one round of the pool, not four
+            remembered = active_corrections_in(session, user)
+            refused = refused_pairs_in(session, user)
+            promoted = promoted_vocabulary_in(session, user, **self.enricher.promoted_limits())
+        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities, promoted)
         inputs = PipelineInputs(
             segments=to_segments(transcript),
             dictionary=dictionary,

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from namesake.db import Database
 from namesake.embeddings import Embedder
@@ -107,13 +108,20 @@ def promoted_vocabulary(
 ) -> dict[str, list[str]]:
     """The user's and the global promoted values, by list, most supported first: at most max_user of the
     user's and max_global of the global ones (the user's first among equals), however many are promoted."""
+    with db.session() as s:
+        return promoted_vocabulary_in(s, user_id, max_user=max_user, max_global=max_global)
+
+
+def promoted_vocabulary_in(
+    s: Session, user_id: str | None, *, max_user: int = 1_000, max_global: int = 1_000
+) -> dict[str, list[str]]:
+    """promoted_vocabulary, read in session `s`."""
     by_support = (CanonicalVocabulary.support_frequency.desc(), CanonicalVocabulary.id)
     own = select(CanonicalVocabulary).where(CanonicalVocabulary.user_id == (user_id or ""))
     shared = select(CanonicalVocabulary).where(CanonicalVocabulary.scope == "global")
     out: dict[str, list[str]] = {}
-    with db.session() as s:
-        mine = s.scalars(own.order_by(*by_support).limit(max_user)).all()
-        everyone = s.scalars(shared.order_by(*by_support).limit(max_global)).all()
+    mine = s.scalars(own.order_by(*by_support).limit(max_user)).all()
+    everyone = s.scalars(shared.order_by(*by_support).limit(max_global)).all()
     rows = sorted([*mine, *everyone], key=lambda r: (-r.support_frequency, r.scope != "user", r.id))
     for row in rows:
         out.setdefault(TYPE_LISTS.get(row.entity_type, "keywords"), []).append(row.value)
@@ -127,7 +135,11 @@ class ReliabilityRagEnricher:
         self.store, self.db, self.settings = store, db, settings
 
     def fetch_canonical_entities(
-        self, transcript_id: str, user_id: str | None = None, sent: dict[str, list[str]] | None = None
+        self,
+        transcript_id: str,
+        user_id: str | None = None,
+        sent: dict[str, list[str]] | None = None,
+        promoted: dict[str, list[str]] | None = None,
     ) -> CanonicalDictionary:
         """The transcript's lists merged with the promoted vocabulary.
 
@@ -138,14 +150,17 @@ class ReliabilityRagEnricher:
             dictionary = aggregate_payloads(chunk_payloads(transcript_id, sent))
         else:
             dictionary = aggregate_payloads(self._stored_payloads(transcript_id))
-        s = self.settings
-        promoted = promoted_vocabulary(
-            self.db, user_id, max_user=s.reliability_promoted_max_per_user, max_global=s.reliability_promoted_max_global
-        )
+        if promoted is None:  # not read with the caller's other reads
+            promoted = promoted_vocabulary(self.db, user_id, **self.promoted_limits())
         for name_, values in promoted.items():
             current = dictionary.lists.setdefault(name_, [])
             current.extend(v for v in values if v not in current)
         return dictionary
+
+    def promoted_limits(self) -> dict[str, int]:
+        """How many promoted values of the user's, and of everyone's, an analysis reads."""
+        s = self.settings
+        return {"max_user": s.reliability_promoted_max_per_user, "max_global": s.reliability_promoted_max_global}
 
     def _stored_payloads(self, transcript_id: str) -> list[Any]:
         """Every chunk of the transcript's collection, in point order (most frequent first)."""

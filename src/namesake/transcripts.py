@@ -206,6 +206,16 @@ def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestio
     return suggestion_of(row)
 
 
+def refused_pairs_in(s: Session, user_id: str) -> set[tuple[str, str]]:
+    """The user's refused pairs, read in session `s` (TranscriptStore.refused_pairs)."""
+    rows = s.execute(
+        select(SuggestionRow.original, SuggestionRow.final)
+        .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+        .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
+    ).all()
+    return {refusal_key(o, f) for o, f in rows}
+
+
 class TranscriptStore:
     """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
 
@@ -218,7 +228,7 @@ class TranscriptStore:
             pass
 
     @contextmanager
-    def registered(self, transcript_id: str, user_id: str, language: str | None = None) -> Iterator[None]:
+    def registered(self, transcript_id: str, user_id: str, language: str | None = None) -> Iterator[Session]:
         """The transcript registered for its user, in a unit that commits when the block ends.
 
         The block runs under the user's claim: what it creates for the transcript (its collection) is
@@ -227,17 +237,12 @@ class TranscriptStore:
         with self.db.session() as s:
             ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
             hold_collections_shared(s)
-            yield
+            yield s  # the unit's session: what else the caller reads for this transcript, in one transaction
 
     def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:
         """(normalised original, compact final) pairs this user rejected: never proposed to them again."""
         with self.db.session() as s:
-            rows = s.execute(
-                select(SuggestionRow.original, SuggestionRow.final)
-                .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
-                .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
-            ).all()
-        return {refusal_key(o, f) for o, f in rows}
+            return refused_pairs_in(s, user_id)
 
     def save_suggestions(
         self,

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from namesake.db import Database
 from namesake.models import CorrectionMirror
@@ -18,22 +19,27 @@ def active_corrections(db: Database, user_id: str, *, now: datetime | None = Non
     The same filters as the vector read (`reader.boost`): the user's own, active, still within
     `quarantine_until`, and not promoted (a promoted value is canonical vocabulary from then on).
     """
-    when = now or datetime.now(UTC)
     with db.session() as s:
-        rows = s.execute(
-            select(
-                CorrectionMirror.original,
-                CorrectionMirror.final,
-                CorrectionMirror.entity_type,
-                CorrectionMirror.context_phrase,
-                CorrectionMirror.frequency,
-            ).where(
-                CorrectionMirror.user_id == user_id,
-                CorrectionMirror.status == "active",
-                CorrectionMirror.quarantine_until > when,
-                CorrectionMirror.promoted_to_canonical.is_(False),
-            )
-        ).all()
+        return active_corrections_in(s, user_id, now=now)
+
+
+def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:
+    """active_corrections, read in session `s`."""
+    when = now or datetime.now(UTC)
+    rows = s.execute(
+        select(
+            CorrectionMirror.original,
+            CorrectionMirror.final,
+            CorrectionMirror.entity_type,
+            CorrectionMirror.context_phrase,
+            CorrectionMirror.frequency,
+        ).where(
+            CorrectionMirror.user_id == user_id,
+            CorrectionMirror.status == "active",
+            CorrectionMirror.quarantine_until > when,
+            CorrectionMirror.promoted_to_canonical.is_(False),
+        )
+    ).all()
     return [RememberedCorrection(o, f, t, c, n) for o, f, t, c, n in rows]
 
 
