@@ -10,7 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from _common import BENCH_DATA, bench_file, fresh_env, run_to_file, score
+from _common import bench_file, fresh_env, run_to_file, score
 
 COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
            "precision_auto_ref", "harm_auto", "broken_auto", "FER_before", "FER_auto", "FER_oracle",
@@ -38,7 +38,7 @@ def main() -> None:
         print(f"== {name}: namesake analyze", file=sys.stderr)
         run_to_file([namesake, "analyze", str(split)], ours, fresh_env(LLM_PROVIDER="none"))
         print(f"== {name}: baseline.py", file=sys.stderr)
-        run_to_file([sys.executable, str(BENCH_DATA / "baseline.py"), str(split)], base)
+        run_to_file([sys.executable, str(bench_file("baseline.py")), str(split)], base)
         for label, path in (("namesake", ours), ("baseline", base)):
             table, rows = score(split, path)
             print(f"\n### {name} — {label}\n{table}")

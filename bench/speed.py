@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import BENCH_DATA, bench_file, fresh_env
+from _common import bench_file, fresh_env
 from namesake.reliability.inputs import TranscriptIn
 from namesake.reliability.pipeline import warm_stages
 from namesake.runtime import open_runtime
@@ -87,7 +87,7 @@ def throughput(split: Path, limit: int) -> None:
     namesake = str(Path(sys.executable).parent / "namesake")
     rows = []
     for label, cmd, env in (
-        ("baseline.py", [sys.executable, str(BENCH_DATA / "baseline.py"), str(subset)], None),
+        ("baseline.py", [sys.executable, str(bench_file("baseline.py")), str(subset)], None),
         ("namesake analyze", [namesake, "analyze", str(subset)], fresh_env(LLM_PROVIDER="none")),
     ):
         t0 = time.perf_counter()
