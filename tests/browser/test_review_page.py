@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -221,3 +222,20 @@ def test_on_a_phone_the_transcript_takes_the_width_and_hidden_parts_stay_hidden(
         box = page.locator(pane).bounding_box()
         assert box is not None and box["width"] >= 380, (pane, box)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+
+
+def test_pending_keys_skip_what_is_decided_and_the_progress_line_counts(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    first = _analyze(server, "call-1")
+    pending = sum(s["status"] == "pending" for s in first["suggestions"])
+    page.goto(f"{server}/review")
+    page.fill("#key", KEY)
+    page.keyboard.press("Enter")
+    page.locator("#queue li").first.click()
+    expect(page.locator("#transcript-meta")).to_contain_text(f"0 of {pending} decided")
+    page.keyboard.press("a")  # accepted: the page moves on to the next pending one by itself
+    expect(page.locator("#transcript-meta")).to_contain_text(f"1 of {pending} decided")
+    page.keyboard.press("K")  # back: the accepted one is skipped, there is no pending one before
+    expect(page.locator("#status")).to_contain_text("No pending suggestion before this one")
+    page.keyboard.press("J")
+    expect(page.locator("mark.s.current")).to_have_class(re.compile(r"\bpending\b"))

@@ -169,6 +169,14 @@ async function openTranscript(id, keepPosition = false) {
   $("#segments").focus({ preventScroll: true }); // j / k now move through this transcript's suggestions
 }
 
+// The next (step 1) or previous (-1) suggestion still pending, past the auto-applied and decided ones.
+function stepPending(step) {
+  for (let i = state.current + step; i >= 0 && i < state.order.length; i += step) {
+    if (state.order[i].status === STATUS.PENDING) return select(i);
+  }
+  say(step > 0 ? "No pending suggestion after this one" : "No pending suggestion before this one");
+}
+
 function firstOpen(from, step) {
   for (let i = from; i >= 0 && i < state.order.length; i += step) {
     if (state.order[i].status === STATUS.PENDING) return i;
@@ -178,10 +186,12 @@ function firstOpen(from, step) {
 
 function renderTranscript() {
   const v = state.view;
-  const pending = state.order.filter((s) => s.status === STATUS.PENDING).length;
+  const count = (status) => state.order.filter((s) => s.status === status).length;
+  const pending = count(STATUS.PENDING);
+  const decided = count(STATUS.VALIDATED) + count(STATUS.REJECTED);
   $("#transcript-title").textContent = v.transcript_id;
-  $("#transcript-meta").textContent =
-    `${v.user_id} · ${v.segments.length} segments · ${pending} pending · ${state.order.length} suggestions`;
+  $("#transcript-meta").textContent = `${v.user_id} · ${v.segments.length} segments · ` +
+    `${decided} of ${decided + pending} decided · ${state.order.length} suggestions`;
   const bySegment = new Map();
   state.order.forEach((s, i) => {
     if (!bySegment.has(s.segment_id)) bySegment.set(s.segment_id, []);
@@ -510,6 +520,8 @@ function onKey(ev) {
     keys.x = keys.Delete = () => forgetSelected();
   } else {
     keys.Enter = () => state.queue[state.queueIndex] && openTranscript(state.queue[state.queueIndex].transcript_id);
+    keys.J = keys["]"] = () => state.view && stepPending(1);
+    keys.K = keys["["] = () => state.view && stepPending(-1);
     keys.a = () => decide("accept");
     keys.e = () => editCurrent();
     keys.r = () => decide("reject");
