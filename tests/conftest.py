@@ -11,10 +11,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from namesake.analysis import AnalysisService
+from namesake.canonical_index import ReliabilityRagEnricher
 from namesake.db import Database, open_database, sqlalchemy_url
 from namesake.embeddings import Embedder
+from namesake.reliability.pipeline import MemoryBooster
 from namesake.runtime import Runtime
 from namesake.settings import Settings
+from namesake.transcripts import TranscriptStore
 from namesake.vectors.base import VectorStore
 from namesake.vectors.edge import EdgeVectorStore
 
@@ -90,6 +94,12 @@ def tuned(settings: Settings, **update: object) -> Settings:
 def retuned(rt: Runtime, **update: object) -> Runtime:
     """The same stores under settings with some values changed (through the validators)."""
     return dataclasses.replace(rt, settings=tuned(rt.settings, **update))
+
+
+def analysis_service(rt: Runtime, booster: MemoryBooster | None = None) -> AnalysisService:
+    """The analysis service over rt, wired as build_services wires it (the memory's reader only if given)."""
+    transcripts = TranscriptStore(rt.db, rt.settings.erasure_grace_seconds)
+    return AnalysisService(rt, transcripts, ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings), booster)
 
 
 MakeRuntime = Callable[..., Runtime]

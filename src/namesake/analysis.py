@@ -183,10 +183,6 @@ class AnalysisService:
             raise WorkerError(f"a worker process died while analysing {prepared.transcript_id!r}: {exc}") from exc
         return self.finish(prepared, kept, stats)
 
-    def register(self, transcript_id: str, user_id: str | None) -> None:
-        """Register a transcript for its user before its entities are indexed (ConflictError if another's)."""
-        self.transcripts.register(transcript_id, user_id or DEFAULT_USER)
-
     def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
         """Every suggestion of a transcript, in text order."""
         return self.transcripts.list_suggestions(transcript_id)

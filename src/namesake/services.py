@@ -97,10 +97,7 @@ class Services:
         canonical = None
         if transcript_id is not None:
             canonical = self.analysis.canonical_lists(transcript_id, user_id)
-        s = self.runtime.settings
-        promoted = promoted_vocabulary(
-            db, user_id, max_user=s.reliability_promoted_max_per_user, max_global=s.reliability_promoted_max_global
-        )
+        promoted = promoted_vocabulary(db, user_id, **self.analysis.enricher.promoted_limits())
         return export(build_terms(corrections, promoted, canonical), fmt, user_id)
 
 

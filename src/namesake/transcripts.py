@@ -219,7 +219,7 @@ def refused_pairs_in(s: Session, user_id: str) -> set[tuple[str, str]]:
 class TranscriptStore:
     """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
 
-    def __init__(self, db: Database, erasure_grace_seconds: int = 3_600) -> None:
+    def __init__(self, db: Database, erasure_grace_seconds: int) -> None:
         self.db, self.erasure_grace_seconds = db, erasure_grace_seconds
 
     def register(self, transcript_id: str, user_id: str, language: str | None = None) -> None:

@@ -22,7 +22,7 @@ from namesake.models import CanonicalVocabulary, CorrectionMirror, JobRun, Trans
 from namesake.runtime import Runtime
 from namesake.settings import CORRECTIONS_COLLECTION
 from namesake.vectors.base import VectorPoint, VectorStore
-from tests.conftest import retuned
+from tests.conftest import analysis_service, retuned
 
 NOW = datetime.now(UTC)
 DIM = 512
@@ -272,12 +272,12 @@ def test_forgetting_a_correction_is_all_or_nothing(memory: Runtime) -> None:
     made = bulk_corrections(memory, [{"user_id": "ann", "final": "Acme Corp"}, {"user_id": "ann", "final": "Kept"}])
     target = made[0]
     with pytest.raises(VectorStoreError):
-        forget_correction(memory.db, DeleteFails(memory.vectors), "ann", target.user_seq)  # type: ignore[arg-type]
+        forget_correction(memory.db, DeleteFails(memory.vectors), "ann", target.user_seq, 60)  # type: ignore[arg-type]
     assert memory.vectors.count(CORRECTIONS_COLLECTION) == 2
     with memory.db.session() as s:
         assert s.scalar(select(func.count()).select_from(CorrectionMirror)) == 2
     assert target.user_seq == 1  # the API's id: numbered per user
-    receipt = forget_correction(memory.db, memory.vectors, "ann", target.user_seq).as_json()
+    receipt = forget_correction(memory.db, memory.vectors, "ann", target.user_seq, 60).as_json()
     assert receipt["deleted"] == {"rows": 1, "qdrant_points": 1} and receipt["remaining"] == {
         "rows": 0,
         "qdrant_points": 0,
@@ -287,10 +287,7 @@ def test_forgetting_a_correction_is_all_or_nothing(memory: Runtime) -> None:
 
 
 def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(memory: Runtime) -> None:
-    from namesake.analysis import AnalysisService
-    from namesake.canonical_index import ReliabilityRagEnricher
     from namesake.reliability.inputs import TranscriptIn
-    from namesake.transcripts import TranscriptStore
 
     rows = [{"user_id": "pat", "final": final, "original_norm": final.lower() + "x", "frequency": freq}
             for final, freq in (("Zorblax", 9), ("Quillon", 7), ("Vantrix", 5))]  # fmt: skip
@@ -299,7 +296,7 @@ def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(mem
     bulk_corrections(memory, rows)
     assert tasks.promote(memory).report.promoted == 9
     rt = retuned(memory, reliability_promoted_max_per_user=2, reliability_promoted_max_global=1)
-    service = AnalysisService(rt, TranscriptStore(rt.db), ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings))
+    service = analysis_service(rt)
     text = "we met Zorblux, Quillonn and Vantrex, then Globexx and Initek"
     body = {"transcript_id": "promo-1", "user_id": "pat", "segments": [{"id": "1", "text": text}]}
     result = service.analyze(TranscriptIn.model_validate(body))
@@ -339,12 +336,8 @@ def test_a_failed_job_records_its_status_and_error_and_lets_the_next_run_in(memo
 
 
 def test_reconciliation_drops_collections_no_transcript_owns(memory: Runtime) -> None:
-    from namesake.analysis import AnalysisService
-    from namesake.canonical_index import ReliabilityRagEnricher
-    from namesake.transcripts import TranscriptStore
 
-    service = AnalysisService(memory, TranscriptStore(memory.db), ReliabilityRagEnricher(memory.vectors, memory.db,
-                                                                                          memory.settings))  # fmt: skip
+    service = analysis_service(memory)
     service.index_entities("kept", "pat", {"orgs": ["Cytiva"]})
     service.index_entities("acme~kept", "acme~pat", {"orgs": ["Cytiva"]})
     for stray in ("gone", "acme~gone"):  # a collection whose row is gone (a crash between the two)

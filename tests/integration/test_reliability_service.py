@@ -7,23 +7,17 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from namesake.analysis import AnalysisService
 from namesake.canonical_index import ReliabilityRagEnricher
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.models import SuggestionRow
 from namesake.reliability.canonical import chunk_payloads
 from namesake.reliability.inputs import TranscriptIn
-from namesake.reliability.pipeline import MemoryBooster
 from namesake.reliability.types import SuggestionStatus
 from namesake.runtime import Runtime
-from namesake.transcripts import TranscriptStore
 from namesake.vectors.base import VectorPoint
-from tests.conftest import retuned
+from tests.conftest import analysis_service, retuned
 
-
-def _service(rt: Runtime, booster: MemoryBooster | None = None) -> AnalysisService:
-    """The analysis service over rt, wired as build_services wires it."""
-    return AnalysisService(rt, TranscriptStore(rt.db), ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings), booster)
+_service = analysis_service
 
 
 ENTITIES = {"persons": ["Rainer Blair", "Christelle Dupont"], "orgs": ["Cytiva", "Meetnoo"], "acronyms": ["IDT"]}
@@ -169,7 +163,7 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
     store.upsert("legacy-t", [VectorPoint(chunk_point_id("legacy-t", 0), [1.0] + [0.0] * (dim - 1), payload)])
     service = _service(runtime)
     assert service.enricher.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
-    service.register("legacy-t", "legacy-user")
+    service.transcripts.register("legacy-t", "legacy-user")
     receipt = tasks.erase_user(runtime, "legacy-user")
     assert receipt.deleted["collections"] == 1 and not store.collection_exists("legacy-t")
 

@@ -39,7 +39,7 @@ class ForgetReceipt:
 
 
 def forget_correction(
-    db: Database, store: VectorStore, user_id: str, correction_id: int, grace_seconds: int = 3_600
+    db: Database, store: VectorStore, user_id: str, correction_id: int, grace_seconds: int
 ) -> ForgetReceipt:
     """Delete the correction and the rows it superseded (same user, type and original) with their points.
 

@@ -133,11 +133,15 @@ def fill_context_signals(cands: list[Candidate]) -> None:
         c.signals["span_alternatives"] = round(math.log(spans[c.span]), 4)
 
 
+def _outside(signals: list[dict[str, float]], w: Scorer) -> list[float]:
+    """The log-odds the signals outside the trees add (ASR doubt), per candidate."""
+    return [sum(w.signals[n] * s.get(n, 0.0) for n in OUTSIDE_MODEL) for s in signals]
+
+
 def base_logits(signals: list[dict[str, float]], w: Scorer) -> list[float]:
     """Log-odds from the similarity and prior signals: the trees (plus ASR doubt) or the logistic."""
     if w.model is not None:
-        outside = [sum(w.signals[n] * s.get(n, 0.0) for n in OUTSIDE_MODEL) for s in signals]
-        return [float(z) + o for z, o in zip(w.model.logits(signals), outside, strict=True)]
+        return [float(z) + o for z, o in zip(w.model.logits(signals), _outside(signals, w), strict=True)]
     return [w.bias + sum(weight * s.get(name, 0.0) for name, weight in w.signals.items()) for s in signals]
 
 
@@ -150,8 +154,7 @@ def confidence_ceilings(candidates: list[Candidate], w: Scorer, unknown: frozens
     ceilings = w.model.ceiling_logits(signals, unknown)
     if ceilings is None:
         return None
-    outside = [sum(w.signals[n] * s.get(n, 0.0) for n in OUTSIDE_MODEL) for s in signals]
-    return [1.0 / (1.0 + math.exp(-(float(z) + o))) for z, o in zip(ceilings, outside, strict=True)]
+    return [1.0 / (1.0 + math.exp(-(float(z) + o))) for z, o in zip(ceilings, _outside(signals, w), strict=True)]
 
 
 def evidence(signals: dict[str, float], w: Scorer, base: float | None = None, *, context_free: bool = False) -> float:
