@@ -12,7 +12,7 @@ from typing import Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, Strict, StringConstraints
 from pydantic.dataclasses import dataclass as pydantic_dataclass
-from sqlalchemy import DateTime, func, select, text, update
+from sqlalchemy import DateTime, Row, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -27,12 +27,12 @@ from namesake.tenancy import SEPARATOR
 from namesake.users import claim_user, hold_collections_shared
 
 
-def suggestion_of(row: SuggestionRow) -> Suggestion:
-    """A persisted suggestion as callers see it."""
+def suggestion_of(row: SuggestionRow | Row[Any], signals: dict[str, float] | None = None) -> Suggestion:
+    """A persisted suggestion as callers see it (from its ORM row, or a RETURNING row and the signals sent)."""
     return Suggestion(
         id=str(row.id), segment_id=row.segment_id, start_char=row.start_char, end_char=row.end_char,
         original=row.original, final=row.final, entity_type=row.entity_type, confidence=row.confidence,
-        status=SuggestionStatus(row.status), source=row.source, signals=row.signals,
+        status=SuggestionStatus(row.status), source=row.source, signals=row.signals if signals is None else signals,
     )  # fmt: skip
 
 
@@ -56,7 +56,7 @@ _UPSERT_SUGGESTIONS = text(
 )
 
 
-def _upsert_rows(cands: list[Candidate], contexts: list[str]) -> str:
+def _upsert_rows(cands: list[Candidate], audits: list[dict[str, float]], contexts: list[str]) -> str:
     """The :rows parameter of _UPSERT_SUGGESTIONS: one JSON object a candidate."""
     rows = [
         {
@@ -68,12 +68,12 @@ def _upsert_rows(cands: list[Candidate], contexts: list[str]) -> str:
             "final": c.final,
             "entity_type": c.entity_type,
             "confidence": c.confidence,
-            "signals": c.audit(),
+            "signals": audit,
             "status": c.decision.value,
             "source": c.source,
             "context_phrase": context,
         }
-        for c, context in zip(cands, contexts, strict=True)
+        for c, audit, context in zip(cands, audits, contexts, strict=True)
     ]
     return json.dumps(rows)
 
@@ -263,26 +263,13 @@ class TranscriptStore:
             if not cands:
                 return []
             undecided = [status.value for status in SuggestionStatus.undecided()]
-            params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, contexts), "undecided": undecided}
+            audits = [c.audit() for c in cands]
+            params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, audits, contexts),
+                      "undecided": undecided}  # fmt: skip
             returned = s.execute(_UPSERT_SUGGESTIONS, params).all()
         # a returned row was written from the candidate of its span key: its signals are the ones sent
-        signals = {(c.segment_id, c.start_char, c.end_char, c.final): c.audit() for c in cands}
-        out = [
-            Suggestion(
-                id=str(r.id),
-                segment_id=r.segment_id,
-                start_char=r.start_char,
-                end_char=r.end_char,
-                original=r.original,
-                final=r.final,
-                entity_type=r.entity_type,
-                confidence=r.confidence,
-                status=SuggestionStatus(r.status),
-                source=r.source,
-                signals=signals[(r.segment_id, r.start_char, r.end_char, r.final)],
-            )
-            for r in returned
-        ]
+        sent = {(c.segment_id, c.start_char, c.end_char, c.final): a for c, a in zip(cands, audits, strict=True)}
+        out = [suggestion_of(r, sent[(r.segment_id, r.start_char, r.end_char, r.final)]) for r in returned]
         return sorted(out, key=lambda r: (r.segment_id, r.start_char))
 
     def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
