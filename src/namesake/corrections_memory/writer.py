@@ -19,7 +19,7 @@ from namesake.db import Database
 from namesake.embeddings import Embedder
 from namesake.errors import InvalidInputError, NamesakeError
 from namesake.models import CorrectionMirror, User
-from namesake.reliability.types import ENTITY_TYPES, entity_type_of
+from namesake.reliability.types import ENTITY_TYPES_SAID, entity_type_of
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.text import compact, context_around, normalise
 from namesake.users import claim_user
@@ -86,8 +86,7 @@ def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
         raise InvalidInputError("user_id must not be empty", field="user_id")
     entity_type = entity_type_of(c.entity_type)
     if entity_type is None:
-        names = ", ".join(t.lower() for t in ENTITY_TYPES)
-        raise InvalidInputError(f"entity_type must be one of {names} (any case)", field="entity_type")
+        raise InvalidInputError(ENTITY_TYPES_SAID, field="entity_type")
     if c.action not in ACTIONS:
         raise InvalidInputError(f"action must be one of {', '.join(ACTIONS)}", field="action")
     original, final = c.original.strip(), c.final.strip()

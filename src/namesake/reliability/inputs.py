@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, Strin
 
 from namesake.errors import InputTooLargeError, InvalidInputError
 from namesake.reliability.canonical import validate_entities
-from namesake.reliability.types import ENTITY_TYPES, Segment, Word, entity_type_of
+from namesake.reliability.types import ENTITY_TYPES_SAID, Segment, Word, entity_type_of
 from namesake.settings import Settings
 
 # PostgreSQL's text and JSONB cannot hold U+0000; an offset beyond this does not fit its integer.
@@ -25,7 +25,7 @@ def _entity_type(value: str) -> str:
     """An entity type in any case, stored upper case; anything else refused, naming the types."""
     stored = entity_type_of(value)
     if stored is None:
-        raise ValueError(f"entity_type must be one of {', '.join(t.lower() for t in ENTITY_TYPES)} (any case)")
+        raise ValueError(ENTITY_TYPES_SAID)
     return stored
 
 

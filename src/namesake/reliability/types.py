@@ -30,6 +30,10 @@ AMPERSAND_SPOKEN = (" and ", " et ")
 ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
 
 
+# What an error says an entity type may be.
+ENTITY_TYPES_SAID = f"entity_type must be one of {', '.join(t.lower() for t in ENTITY_TYPES)} (any case)"
+
+
 def entity_type_of(value: str) -> str | None:
     """The stored form of an entity type written in any case ("person" → PERSON), or None if it is none."""
     stored = value.strip().upper()
