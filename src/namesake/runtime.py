@@ -6,20 +6,23 @@ from dataclasses import dataclass
 
 from namesake.db import Database, open_database
 from namesake.embeddings import CachedEmbedder, Embedder, build_embedder
+from namesake.language_model import build_context_model
 from namesake.llm import LLMProvider, build_llm
+from namesake.reliability.ports import ContextModel
 from namesake.settings import Settings
 from namesake.vectors import VectorStore, open_vector_store
 
 
 @dataclass
 class Runtime:
-    """PostgreSQL, the vector store, the embedder and the optional LLM, opened together."""
+    """PostgreSQL, the vector store, the embedder, the optional LLM and the language model, opened together."""
 
     settings: Settings
     db: Database
     vectors: VectorStore
     embedder: Embedder
     llm: LLMProvider | None
+    context_model: ContextModel | None = None
 
     def close(self) -> None:
         """Release the vector store first (Edge flushes), then the database pool."""
@@ -39,7 +42,7 @@ def open_runtime(settings: Settings) -> Runtime:
         db.close()
         raise
     try:
-        return Runtime(settings, db, vectors, embedder, build_llm(settings))
+        return Runtime(settings, db, vectors, embedder, build_llm(settings), build_context_model(settings))
     except BaseException:
         vectors.close()
         db.close()

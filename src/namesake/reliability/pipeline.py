@@ -13,7 +13,8 @@ from namesake.reliability.context import CONTEXT_SIGNALS, fill_context
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
-from namesake.reliability.ports import LLMProvider
+from namesake.reliability.ports import ContextModel, LLMProvider
+from namesake.reliability.reading import read_in_context
 from namesake.reliability.scorer import (
     Scorer,
     confidence_ceilings,
@@ -58,6 +59,7 @@ class RunStats:
     pending: int = 0
     memory: dict[str, int] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)
+    language_model: dict[str, Any] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -152,10 +154,13 @@ def run_stages(
     *,
     booster: MemoryBooster | None = None,
     llm: LLMProvider | None = None,
+    lm: ContextModel | None = None,
 ) -> tuple[list[Candidate], RunStats]:
-    """S1 spot → S2 gate → signals → memory boost → LLM on the uncertain → score → decide; pure but for the ports."""
+    """S1 spot → S2 gate → signals → memory boost → the language model on everyday words → LLM on the uncertain
+    → score → decide; pure but for the ports."""
     weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)
+    by_id = {s.id: s for s in inputs.segments}
     cands = candidate_signals(inputs, settings, stats, with_llm=llm is not None, scorer=weights)
     _timed(stats, "score", lambda: score_candidates(cands, weights))
     # Only the best reading of each span goes further: the boost and the LLM see one candidate per span.
@@ -168,6 +173,22 @@ def run_stages(
     if booster is not None and inputs.user_id:
         boost = _timed(stats, "memory", lambda: booster.boost(inputs.user_id or "", cands))
         stats.memory = asdict(boost)
+        score_candidates(cands, weights)
+
+    if lm is not None:
+        reading = _timed(
+            stats,
+            "language_model",
+            lambda: read_in_context(
+                cands,
+                by_id,
+                lm,
+                inputs.language,
+                left_words=settings.reliability_language_model_left_words,
+                right_words=settings.reliability_language_model_right_words,
+            ),
+        )
+        stats.language_model = asdict(reading)
         score_candidates(cands, weights)
 
     if llm is not None:

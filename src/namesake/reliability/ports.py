@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -13,4 +15,25 @@ class LLMProvider(Protocol):
 
     def complete_json(self, *, system: str, user: str) -> dict[str, Any]:
         """Send the prompt, return the parsed JSON object of the answer."""
+        ...
+
+
+@dataclass(frozen=True)
+class Window:
+    """A rewrite in its words: the text before it, the original or the final, the text after it."""
+
+    left: str
+    original: str
+    final: str
+    right: str
+
+
+@runtime_checkable
+class ContextModel(Protocol):
+    """A language model's view of a rewrite where it stands (the adapter is `namesake.language_model`)."""
+
+    name: str
+
+    def gains(self, windows: Sequence[Window]) -> list[float]:
+        """Per window, in nats: log P(words with the final) − log P(words with the original)."""
         ...

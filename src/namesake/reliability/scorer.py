@@ -19,7 +19,8 @@ from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import bonus_of, memory_bounds, taught
-from namesake.reliability.trees import BUNDLED_MODEL, TreeModel, load_model
+from namesake.reliability.reading import GAIN, STAGE1
+from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
 from namesake.settings import Settings
 from namesake.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
@@ -43,14 +44,19 @@ class Scorer:
     auto_apply: float
     suggest: float
     model: TreeModel | None = None
+    # what the trees' log-odds become once the language model has read a candidate (bench/calibrate_reading.py)
+    reading: TreeModel | None = None
+    # a rewrite of an everyday word the language model read is applied on its own from this confidence
+    read_auto_apply: float = 0.7
 
     @classmethod
     def from_settings(cls, s: Settings) -> Scorer:
         """Read the scorer, RELIABILITY_WEIGHT_* and threshold settings."""
         weights = {name: float(getattr(s, f"reliability_weight_{name}")) for name in LINEAR_SIGNALS}
-        model = None
+        model = reading = None
         if s.reliability_scorer == "trees":
             model = load_model(Path(s.reliability_scorer_model or BUNDLED_MODEL))
+            reading = load_model(Path(s.reliability_reading_model or BUNDLED_READING_MODEL))
         return cls(
             s.reliability_weight_bias,
             weights,
@@ -58,6 +64,8 @@ class Scorer:
             s.reliability_auto_apply_threshold,
             s.reliability_suggest_threshold,
             model,
+            reading,
+            s.reliability_read_auto_apply_threshold,
         )
 
 
@@ -141,7 +149,13 @@ def _outside(signals: list[dict[str, float]], w: Scorer) -> list[float]:
 def base_logits(signals: list[dict[str, float]], w: Scorer) -> list[float]:
     """Log-odds from the similarity and prior signals: the trees (plus ASR doubt) or the logistic."""
     if w.model is not None:
-        return [float(z) + o for z, o in zip(w.model.logits(signals), _outside(signals, w), strict=True)]
+        trees = [float(z) for z in w.model.logits(signals)]
+        read = [i for i, s in enumerate(signals) if GAIN in s] if w.reading is not None else []
+        if read and w.reading is not None:  # the second model: the trees' view plus the language model's
+            again = w.reading.logits([{**signals[i], STAGE1: trees[i]} for i in read])
+            for i, z in zip(read, again, strict=True):
+                trees[i] = float(z)
+        return [z + o for z, o in zip(trees, _outside(signals, w), strict=True)]
     return [w.bias + sum(weight * s.get(name, 0.0) for name, weight in w.signals.items()) for s in signals]
 
 
@@ -181,19 +195,21 @@ def with_memory(evidence_: float, bonus: float) -> float:
 
 
 def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
-    """auto_applied at or above AUTO_APPLY, pending at or above SUGGEST, else dropped; then the policy's caps.
+    """auto_applied at or above AUTO_APPLY (READ_AUTO_APPLY for an everyday word the language model read), pending
+    at or above SUGGEST, else dropped; then the policy's caps.
 
     The caps: the memory's bounds (`memory_policy.memory_bounds`), a rewrite around a right entity is
     never automatic, and one that would repeat its mis-heard neighbour is never proposed.
     """
     conf = c.confidence
-    if conf >= w.auto_apply:
+    auto_apply = w.read_auto_apply if w.reading is not None and GAIN in c.signals else w.auto_apply
+    if conf >= auto_apply:
         decision = Decision.AUTO_APPLIED
     elif conf >= w.suggest:
         decision = Decision.PENDING
     else:
         decision = Decision.DROPPED
-    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, w.auto_apply)
+    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply)
     if c.extends_right_entity and decision is Decision.AUTO_APPLIED:
         decision = Decision.PENDING
     if c.repeats_neighbour:  # "Backman Coulter" → "Backman Beckman Coulter": nobody should accept that

