@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     reliability_suggest_threshold: Unit = 0.20
     # a rewrite of an everyday word that the language model read: applied on its own only from here (held-out
     # calls, bench/calibrate_reading.py); shown from the suggest threshold
-    reliability_read_auto_apply_threshold: Unit = 0.70
+    reliability_read_auto_apply_threshold: Unit = 0.60
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/calibrate.py, or RELIABILITY_SCORER_MODEL), or

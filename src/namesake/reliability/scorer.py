@@ -47,7 +47,7 @@ class Scorer:
     # what the trees' log-odds become once the language model has read a candidate (bench/calibrate_reading.py)
     reading: TreeModel | None = None
     # a rewrite of an everyday word the language model read is applied on its own from this confidence
-    read_auto_apply: float = 0.7
+    read_auto_apply: float = 0.6
 
     @classmethod
     def from_settings(cls, s: Settings) -> Scorer:
