@@ -10,7 +10,11 @@ says so once in the log and returns None: the pipeline keeps its word-pair conte
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
+import os
+import shutil
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -65,44 +69,40 @@ def _rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
 class LlamaModel:
     """The llama-architecture forward pass over a batch of right-padded token sequences."""
 
-    def __init__(self, path: Path) -> None:
-        from gguf import GGUFReader
-        from gguf.quants import dequantize
-
-        reader = GGUFReader(str(path))
-        meta = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("tokenizer.ggml.")}
-        arch = meta["general.architecture"]
-        if arch != "llama":
-            raise ValueError(f"{path.name}: architecture {arch!r}, only 'llama' is supported")
-        self.n_layer = int(meta["llama.block_count"])
-        self.n_head = int(meta["llama.attention.head_count"])
-        self.n_kv = int(meta["llama.attention.head_count_kv"])
-        self.eps = float(meta["llama.attention.layer_norm_rms_epsilon"])
-        self.rope_base = float(meta.get("llama.rope.freq_base", 10000.0))
-        w = {t.name: np.ascontiguousarray(dequantize(t.data, t.tensor_type), dtype=np.float32) for t in reader.tensors}
-        self.embed = w["token_embd.weight"]  # (vocab, d)
-        self.head = w.get("output.weight", self.embed)  # tied in SmolLM2
-        self.head_t = np.ascontiguousarray(self.head.T)
-        self.out_norm = w["output_norm.weight"]
-        self.layers = [
-            {
-                "attn_norm": w[f"blk.{i}.attn_norm.weight"],
-                "qkv": np.ascontiguousarray(
-                    np.concatenate([w[f"blk.{i}.attn_{n}.weight"] for n in ("q", "k", "v")], axis=0).T
-                ),
-                "o": np.ascontiguousarray(w[f"blk.{i}.attn_output.weight"].T),
-                "ffn_norm": w[f"blk.{i}.ffn_norm.weight"],
-                "gate_up": np.ascontiguousarray(
-                    np.concatenate([w[f"blk.{i}.ffn_gate.weight"], w[f"blk.{i}.ffn_up.weight"]], axis=0).T
-                ),
-                "down": np.ascontiguousarray(w[f"blk.{i}.ffn_down.weight"].T),
-            }
-            for i in range(self.n_layer)
-        ]
+    def __init__(self, config: dict[str, float], arrays: dict[str, np.ndarray], tokens: list[str], merges: list[str]):
+        self.n_layer = int(config["n_layer"])
+        self.n_head = int(config["n_head"])
+        self.n_kv = int(config["n_kv"])
+        self.eps = float(config["eps"])
+        self.rope_base = float(config["rope_base"])
+        self.embed = arrays["embed"]  # (vocab, d)
+        self.head_t = arrays["head_t"]  # (d, vocab): tied to the embedding in SmolLM2
+        self.out_norm = arrays["out_norm"]
+        self.layers = [{k: arrays[f"{i}.{k}"] for k in LAYER_ARRAYS} for i in range(self.n_layer)]
         self.d = self.embed.shape[1]
         self.head_dim = self.d // self.n_head
-        self.tokens = [str(t) for t in reader.fields["tokenizer.ggml.tokens"].contents()]
-        self.merges = [str(m) for m in reader.fields["tokenizer.ggml.merges"].contents()]
+        self.tokens, self.merges = tokens, merges
+
+    @classmethod
+    def load(cls, path: Path, cache_dir: Path | None = None) -> LlamaModel:
+        """The model from its GGUF file, through a float32 cache when one is given: the first process pays the
+        dequantising (~4 s), the next ones map the cache (~0.1 s) and share its pages."""
+        folder = None
+        if cache_dir is not None:
+            st = path.stat()
+            folder = cache_dir / f"{path.stem}-{st.st_size}-{st.st_mtime_ns}"
+            if (folder / "index.json").is_file():
+                try:
+                    return cls(*_read_cache(folder))
+                except (OSError, ValueError, KeyError) as exc:
+                    log.warning("language model cache %s unreadable (%s): reading the GGUF file", folder, exc)
+        parts = _read_gguf(path)
+        if folder is not None:
+            try:
+                _write_cache(folder, *parts)
+            except OSError as exc:  # a read-only home: run without the cache
+                log.warning("language model cache %s not written: %s", folder, exc)
+        return cls(*parts)
 
     def forward(
         self, ids: np.ndarray, lengths: np.ndarray, start: np.ndarray | None = None,
@@ -170,6 +170,72 @@ class LlamaModel:
         return out
 
 
+LAYER_ARRAYS = ("attn_norm", "qkv", "o", "ffn_norm", "gate_up", "down")
+_Parts = tuple[dict[str, float], dict[str, np.ndarray], list[str], list[str]]
+
+
+def _read_gguf(path: Path) -> _Parts:
+    """Dequantise a llama-architecture GGUF into the matrices the forward pass multiplies by."""
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
+
+    reader = GGUFReader(str(path))
+    meta = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("tokenizer.ggml.")}
+    if meta["general.architecture"] != "llama":
+        raise ValueError(f"{path.name}: architecture {meta['general.architecture']!r}, only 'llama' is supported")
+    config = {
+        "n_layer": int(meta["llama.block_count"]),
+        "n_head": int(meta["llama.attention.head_count"]),
+        "n_kv": int(meta["llama.attention.head_count_kv"]),
+        "eps": float(meta["llama.attention.layer_norm_rms_epsilon"]),
+        "rope_base": float(meta.get("llama.rope.freq_base", 10000.0)),
+    }
+    w = {t.name: np.ascontiguousarray(dequantize(t.data, t.tensor_type), dtype=np.float32) for t in reader.tensors}
+    arrays = {
+        "embed": w["token_embd.weight"],
+        "head_t": np.ascontiguousarray(w.get("output.weight", w["token_embd.weight"]).T),
+        "out_norm": w["output_norm.weight"],
+    }
+    for i in range(int(config["n_layer"])):
+        arrays[f"{i}.attn_norm"] = w[f"blk.{i}.attn_norm.weight"]
+        arrays[f"{i}.qkv"] = np.concatenate([w[f"blk.{i}.attn_{n}.weight"] for n in ("q", "k", "v")]).T.copy()
+        arrays[f"{i}.o"] = w[f"blk.{i}.attn_output.weight"].T.copy()
+        arrays[f"{i}.ffn_norm"] = w[f"blk.{i}.ffn_norm.weight"]
+        arrays[f"{i}.gate_up"] = np.concatenate([w[f"blk.{i}.ffn_gate.weight"], w[f"blk.{i}.ffn_up.weight"]]).T.copy()
+        arrays[f"{i}.down"] = w[f"blk.{i}.ffn_down.weight"].T.copy()
+    tokens = [str(t) for t in reader.fields["tokenizer.ggml.tokens"].contents()]
+    merges = [str(m) for m in reader.fields["tokenizer.ggml.merges"].contents()]
+    return config, arrays, tokens, merges
+
+
+def _write_cache(folder: Path, config: dict[str, float], arrays: dict[str, np.ndarray], tokens: list[str],
+                 merges: list[str]) -> None:  # fmt: skip
+    """One flat float32 file and its index, written aside and renamed: a reader never sees half a cache."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".writing-"))
+    index, offset = [], 0
+    with (tmp / "weights.f32").open("wb") as fh:
+        for name, a in arrays.items():
+            fh.write(np.ascontiguousarray(a, dtype=np.float32).tobytes())
+            index.append([name, offset, list(a.shape)])
+            offset += a.size
+    (tmp / "index.json").write_text(json.dumps({"config": config, "arrays": index, "tokens": tokens, "merges": merges}))
+    try:
+        os.replace(tmp, folder)
+    except OSError:  # another process wrote it first
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _read_cache(folder: Path) -> _Parts:
+    """The cached matrices as read-only views of one memory map."""
+    index = json.loads((folder / "index.json").read_text())
+    flat = np.memmap(folder / "weights.f32", dtype=np.float32, mode="r")
+    arrays = {}
+    for name, offset, shape in index["arrays"]:
+        arrays[name] = flat[offset : offset + int(np.prod(shape))].reshape(shape)
+    return index["config"], arrays, index["tokens"], index["merges"]
+
+
 def _tokenizer(tokens: list[str], merges: list[str]) -> Tokenizer:
     """The model's byte-level BPE (digits split one by one, as SmolLM2's own tokenizer does)."""
     from tokenizers import decoders, pre_tokenizers
@@ -191,8 +257,8 @@ class SentenceScorer:
 
     name = "smollm2-135m"
 
-    def __init__(self, path: Path, cache_size: int = 50_000) -> None:
-        self.model = LlamaModel(path)
+    def __init__(self, path: Path, cache_size: int = 50_000, weights_cache: Path | None = None) -> None:
+        self.model = LlamaModel.load(path, weights_cache)
         self._tok = _tokenizer(self.model.tokens, self.model.merges)
         self._bos = self.model.tokens.index("<|endoftext|>") if "<|endoftext|>" in self.model.tokens else 0
         self._cache: OrderedDict[Window, float] = OrderedDict()
@@ -283,15 +349,17 @@ def build_context_model(settings: Settings) -> SentenceScorer | None:
     if settings.reliability_language_model == "none":
         return None
     path = settings.reliability_language_model_path
-    return load_sentence_scorer(str(path) if path else None)
+    return load_sentence_scorer(str(path) if path else None, settings.namesake_cache_dir / "language-model")
 
 
 _LOADED: dict[str, SentenceScorer | None] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def load_sentence_scorer(path: str | None = None) -> SentenceScorer | None:
-    """The process's scorer, loaded once; None (said once in the log) where the model is missing or fails."""
+def load_sentence_scorer(path: str | None = None, weights_cache: Path | None = None) -> SentenceScorer | None:
+    """The process's scorer, loaded once; None (said once in the log) where the model is missing or fails.
+
+    With `weights_cache`, the dequantised weights are kept there and mapped by later processes."""
     key = path or ""
     with _LOAD_LOCK:
         if key not in _LOADED:
@@ -304,7 +372,7 @@ def load_sentence_scorer(path: str | None = None) -> SentenceScorer | None:
                 )
             else:
                 try:
-                    scorer = SentenceScorer(found)
+                    scorer = SentenceScorer(found, weights_cache=weights_cache)
                 except Exception as exc:  # a corrupt or foreign file: the service runs on without it
                     log.warning("language model %s could not load (%s): word-pair counts instead", found, exc)
             _LOADED[key] = scorer

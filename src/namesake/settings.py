@@ -28,6 +28,13 @@ def default_data_dir() -> Path:
     return Path(user_data_dir("namesake", appauthor=False))
 
 
+def default_cache_dir() -> Path:
+    """Where derived files that can be rebuilt live (the language model's float32 weights)."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("namesake", appauthor=False))
+
+
 class Settings(BaseSettings):
     """Field names are the environment variable names, lower-cased (the seed's names kept)."""
 
@@ -37,6 +44,8 @@ class Settings(BaseSettings):
     # --- deployment ---------------------------------------------------------------------
     namesake_env: Literal["local", "production"] = "local"
     namesake_data_dir: Path = Field(default_factory=default_data_dir)
+    # rebuildable files shared by every process of the machine (the language model's weights, ~540 MB)
+    namesake_cache_dir: Path = Field(default_factory=default_cache_dir)
     namesake_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # origins of review pages served elsewhere (comma-separated); empty: same origin only
     namesake_cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)

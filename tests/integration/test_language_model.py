@@ -121,3 +121,18 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
         assert c is None or (c.decision is not Decision.AUTO_APPLIED and c.signals[GAIN] < 0), key
     backed = by_span[("3", "Microsoft teams")]
     assert backed.decision is Decision.AUTO_APPLIED and backed.signals[GAIN] > 0
+
+
+def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_path: Path) -> None:
+    path = bundled_model_path()
+    assert path is not None
+    windows = [Window("we had some workers", "comp", "CMP", " claims this quarter")]
+    first = SentenceScorer(path, weights_cache=tmp_path)
+    (folder,) = [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
+    assert (folder / "index.json").is_file() and (folder / "weights.f32").stat().st_size > 400_000_000
+    mapped = SentenceScorer(path, weights_cache=tmp_path)
+    assert isinstance(mapped.model.embed, np.memmap) and isinstance(mapped.model.layers[0]["qkv"], np.memmap)
+    assert mapped.gains(windows) == first.gains(windows)
+    (folder / "index.json").write_text("{not json")  # a damaged cache: read the GGUF again, same answers
+    again = SentenceScorer(path, weights_cache=tmp_path)
+    assert again.gains(windows) == first.gains(windows)
