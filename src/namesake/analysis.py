@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -25,6 +26,26 @@ from namesake.settings import Settings
 from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
 from namesake.transcripts import TranscriptStore, TranscriptView, refused_pairs_in
+
+# What BLAS libraries read for their thread count when they load (in a worker: when it starts).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread_per_worker() -> dict[str, str | None]:
+    """Workers that start from now on use one BLAS thread each (unless the operator set a count): a worker per core
+    with a thread per core each oversubscribes the cores (12 calls with the language model: 73 → 46 s)."""
+    saved = {k: os.environ.get(k) for k in BLAS_THREADS}
+    if all(v is None for v in saved.values()):
+        os.environ.update(dict.fromkeys(BLAS_THREADS, "1"))
+    return saved
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def warm_worker(settings: Settings) -> None:
@@ -167,6 +188,7 @@ class AnalysisService:
                 yield self.analyze(t, user_id=user_id)
             return
         # spawn, not fork: this process holds database connections and the vector store's threads
+        blas = _one_blas_thread_per_worker()
         pool = ProcessPoolExecutor(
             workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -189,6 +211,7 @@ class AnalysisService:
                 yield self._finish_next(pending)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            _restore(blas)
 
     def _finish_next(self, pending: _Pending) -> AnalysisResult:
         prepared, job = pending.popleft()
