@@ -384,7 +384,8 @@ def demo() -> None:
             f"embedded stack: PostgreSQL {'(pgserver)' if runtime.db.embedded else '(DATABASE_URL)'}, "
             f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
             f"embedder {runtime.embedder.name} {runtime.embedder.version}, "
-            f"LLM {runtime.llm.name if runtime.llm else 'none'}"
+            f"LLM {runtime.llm.name if runtime.llm else 'none'}, "
+            f"language model {runtime.context_model.name if runtime.context_model else 'none (word-pair counts)'}"
         )
         for name in SAMPLES:
             raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")
