@@ -15,6 +15,7 @@ from namesake.analysis import AnalysisService
 from namesake.canonical_index import ReliabilityRagEnricher
 from namesake.db import Database, open_database, sqlalchemy_url
 from namesake.embeddings import Embedder
+from namesake.language_model import build_context_model
 from namesake.reliability.pipeline import MemoryBooster
 from namesake.runtime import Runtime
 from namesake.settings import Settings
@@ -107,8 +108,9 @@ MakeRuntime = Callable[..., Runtime]
 
 @pytest.fixture
 def make_runtime(db: Database, embedder: Embedder) -> Iterator[MakeRuntime]:
-    """Runtimes over the test's database and the session's embedder, no LLM: one embedded Qdrant store per
-    data dir (settings that differ share it), every store closed after the test."""
+    """Runtimes over the test's database and the session's embedder, the bundled language model as the settings
+    ask (loaded once per process), no LLM: one embedded Qdrant store per data dir (settings that differ share
+    it), every store closed after the test."""
     stores: dict[Path, EdgeVectorStore] = {}
 
     def make(settings: Settings, *, vectors: VectorStore | None = None) -> Runtime:
@@ -116,7 +118,7 @@ def make_runtime(db: Database, embedder: Embedder) -> Iterator[MakeRuntime]:
             vectors = stores.get(settings.qdrant_store_dir)
             if vectors is None:
                 vectors = stores[settings.qdrant_store_dir] = EdgeVectorStore(settings.qdrant_store_dir)
-        return Runtime(settings, db, vectors, embedder, None)
+        return Runtime(settings, db, vectors, embedder, None, build_context_model(settings))
 
     yield make
     for store in stores.values():

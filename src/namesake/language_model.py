@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -372,7 +373,9 @@ def load_sentence_scorer(path: str | None = None, weights_cache: Path | None = N
                 )
             else:
                 try:
+                    t0 = time.perf_counter()
                     scorer = SentenceScorer(found, weights_cache=weights_cache)
+                    log.info("language model %s loaded from %s in %.2f s", scorer.name, found, time.perf_counter() - t0)
                 except Exception as exc:  # a corrupt or foreign file: the service runs on without it
                     log.warning("language model %s could not load (%s): word-pair counts instead", found, exc)
             _LOADED[key] = scorer

@@ -239,3 +239,23 @@ def test_pending_keys_skip_what_is_decided_and_the_progress_line_counts(server: 
     expect(page.locator("#status")).to_contain_text("No pending suggestion before this one")
     page.keyboard.press("J")
     expect(page.locator("mark.s.current")).to_have_class(re.compile(r"\bpending\b"))
+
+
+def test_why_says_when_the_words_around_it_argue_against_the_suggestion(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    tid = "call-lm"
+    r = httpx.put(f"{server}/v1/transcripts/{tid}/canonical-entities", headers=AUTH,
+                  json={"orgs": ["Teams"], "user_id": "alice"})  # fmt: skip
+    assert r.status_code == 200, r.text
+    segments = [{"id": "1", "text": "Our sales teams worked hard across every region this quarter."}]
+    r = httpx.post(f"{server}/v1/reliability/analyze", headers=AUTH, timeout=60,
+                   json={"transcript_id": tid, "user_id": "alice", "segments": segments})  # fmt: skip
+    assert r.status_code == 200, r.text
+    (s,) = [s for s in r.json()["suggestions"] if s["original"] == "teams"]
+    assert s["status"] == "pending" and s["signals"]["lm_gain"] < 0  # read, and the sentence prefers "teams"
+    page.goto(f"{server}/review")
+    page.fill("#key", KEY)
+    page.keyboard.press("Enter")
+    page.locator("#queue li", has_text=tid).click()
+    expect(page.locator("#detail ul.why li.against")).to_contain_text("against: reads better as heard")
+    _shot(page, "review-why-against")

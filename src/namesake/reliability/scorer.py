@@ -202,7 +202,8 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     never automatic, and one that would repeat its mis-heard neighbour is never proposed.
     """
     conf = c.confidence
-    auto_apply = w.read_auto_apply if w.reading is not None and GAIN in c.signals else w.auto_apply
+    read = w.reading is not None and GAIN in c.signals
+    auto_apply = max(w.read_auto_apply, w.auto_apply) if read else w.auto_apply  # stricter, never looser
     if conf >= auto_apply:
         decision = Decision.AUTO_APPLIED
     elif conf >= w.suggest:

@@ -8,6 +8,7 @@ const KEY_STORE = "namesake.key"; // sessionStorage: the key lives as long as th
 // in the order a reviewer finds them telling: the first three present are shown as "why"
 const SIGNAL_LABELS = {
   remembered: "you fixed this before",
+  lm_gain: "reads better in its sentence",
   memory_bonus: "the memory backs it",
   rag: "in the meeting's name list",
   edit: "spelled almost the same",
@@ -17,7 +18,7 @@ const SIGNAL_LABELS = {
   final_elsewhere: "written this way elsewhere here",
   acronym: "an acronym",
   capitalised: "capitalised like a name",
-  llm: "the language model agrees",
+  llm: "the LLM agrees",
   asr: "the recogniser was unsure",
   spoken_form: "the written form of what was said",
   length: "a long name",
@@ -242,11 +243,16 @@ function select(i, scroll = true) {
 }
 
 function why(s) {
-  return Object.entries(s.signals || {})
+  const signals = s.signals || {};
+  const reasons = Object.entries(signals)
     .filter(([k, v]) => SIGNAL_LABELS[k] && v > 0)
     .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0])) // the telling reasons first
     .slice(0, 3)
     .map(([k, v]) => el("li", {}, `${SIGNAL_LABELS[k]} (${Number(v).toFixed(2)})`));
+  if (signals.lm_gain < 0) { // the language model read the sentence and prefers the words as heard
+    reasons.push(el("li", { class: "against" }, `against: reads better as heard (${Number(signals.lm_gain).toFixed(2)})`));
+  }
+  return reasons;
 }
 
 function renderDetail(s) {
