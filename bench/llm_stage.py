@@ -4,7 +4,8 @@ A local HTTP server (this script, stdlib) answers POST /v1/chat/completions with
 of SmolLM2's chat template, decoded by the same numpy forward pass the reading stage uses (keys and values
 kept between steps). `namesake analyze` runs the first transcripts of a bench file twice — LLM off, and
 LLM_PROVIDER=openai at this server — and the yardstick scores both. The table says what the stage adds or
-costs: harm, EER, seconds, and the stage's own counts (items sent, answers unusable, calls saved by the S2 gate).
+costs: harm, EER, seconds, and the stage's own counts (items sent, answers unusable) with the spans the S2 gate
+passed without asking (`gate_hits`).
 
 Usage: python bench/llm_stage.py [--file earnings21.jsonl.gz] [--limit 3] [--max-tokens 256]
 """
@@ -99,10 +100,13 @@ def serve(lm: SentenceScorer, max_tokens: int) -> tuple[ThreadingHTTPServer, dic
 
 
 def llm_counts(predictions: Path) -> dict[str, int]:
-    """The LLM stage's own counters, summed over the transcripts of a predictions file."""
+    """The LLM stage's own counters, and the spans the S2 gate let through without a call (`gate_hits`), summed
+    over the transcripts of a predictions file."""
     total: dict[str, int] = {}
     for line in predictions.open():
-        for k, v in json.loads(line).get("stats", {}).get("llm", {}).items():
+        stats = json.loads(line).get("stats", {})
+        total["gate_hits"] = total.get("gate_hits", 0) + int(stats.get("gate_hits", 0))
+        for k, v in stats.get("llm", {}).items():
             if isinstance(v, int | float):
                 total[k] = total.get(k, 0) + int(v)
     return total
