@@ -90,8 +90,8 @@ def worth_accepting(seg: dict[str, Any], s: dict[str, Any]) -> bool:
     return broken == 0 and closer <= 0 and (fixed > 0 or closer < 0)
 
 
-def review_queue(split: Path, predictions: Path) -> tuple[float, float]:
-    """(pending suggestions per transcript, share of them a reviewer following the harm rule would accept)."""
+def bench_segments(split: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every segment of a bench file (text, reference, annotations), by (transcript id, segment id)."""
     import gzip
 
     segs: dict[tuple[str, str], dict[str, Any]] = {}
@@ -100,6 +100,12 @@ def review_queue(split: Path, predictions: Path) -> tuple[float, float]:
             t = json.loads(line)
             for seg in t["segments"]:
                 segs[(t["transcript_id"], seg["id"])] = seg
+    return segs
+
+
+def review_queue(split: Path, predictions: Path) -> tuple[float, float]:
+    """(pending suggestions per transcript, share of them a reviewer following the harm rule would accept)."""
+    segs = bench_segments(split)
     calls = pending = accepted = 0
     with predictions.open() as fh:
         for line in fh:

@@ -124,19 +124,27 @@ def label(r: dict[str, Any]) -> int:
     return int(r["breaks"] == 0 and r["closer"] < 0)
 
 
-def predictions(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, list[dict]]:
-    """What the pipeline would answer with these probabilities: best reading per span, then the thresholds."""
+def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float) -> list[int]:
+    """The rows the pipeline would keep, most probable first: the best reading of each span at or above `floor`
+    (a reading that repeats its neighbour is dropped whatever its probability, as scorer.decide does)."""
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    out: dict[str, list[dict]] = defaultdict(list)
+    kept = []
     for i in sorted(range(len(rows)), key=lambda i: -p[i]):
-        if p[i] < suggest:
+        if p[i] < floor:
             break
-        if rows[i].get("repeats"):  # scorer.decide drops it whatever its probability
-            continue
         tid, seg, start, end = rows[i]["span"]
-        if any(start < e and end > s for s, e in taken[(tid, seg)]):
+        if rows[i].get("repeats") or any(start < e and end > s for s, e in taken[(tid, seg)]):
             continue
         taken[(tid, seg)].append((start, end))
+        kept.append(i)
+    return kept
+
+
+def predictions(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, list[dict]]:
+    """What the pipeline would answer with these probabilities: best reading per span, then the thresholds."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for i in best_per_span(rows, p, suggest):
+        tid, seg, start, end = rows[i]["span"]
         status = "auto_applied" if p[i] >= auto and not rows[i]["extends"] else "pending"
         out[tid].append({"segment_id": seg, "start_char": start, "end_char": end, "final": rows[i]["final"],
                          "status": status, "confidence": float(p[i]), "signals": rows[i]["signals"]})  # fmt: skip

@@ -19,18 +19,16 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import gzip
 import json
 import pickle
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from _common import bench_file
-from calibrate import NOT_LEARNED, TREES, export, harm_weight, label, labelled_candidates, yardstick
+from _common import bench_file, bench_segments
+from calibrate import NOT_LEARNED, TREES, best_per_span, export, harm_weight, label, labelled_candidates, yardstick
 from namesake.language_model import load_sentence_scorer
 from namesake.reliability.ports import Window
 from namesake.reliability.reading import GAIN, STAGE1, reads, window_of
@@ -59,17 +57,6 @@ def _as_default_bars(p: np.ndarray, bar: float) -> np.ndarray:
     return out
 
 
-def segment_texts(path: Path) -> dict[tuple[str, str], str]:
-    """(transcript id, segment id) → the ASR text."""
-    out = {}
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            t = json.loads(line)
-            for s in t["segments"]:
-                out[(t["transcript_id"], s["id"])] = s["text"]
-    return out
-
-
 def held_out(x: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, folds: int) -> np.ndarray:
     """Probabilities of trees that never saw the call."""
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -80,21 +67,6 @@ def held_out(x: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, fo
         m = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x[train], y[train], sample_weight=w[train])
         p[test] = m.predict_proba(x[test])[:, 1]
     return p
-
-
-def shown(rows: list[dict[str, Any]], p: np.ndarray, floor: float) -> list[int]:
-    """The best reading of each span at or above `floor`: what the pipeline keeps before reading."""
-    taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    kept = []
-    for i in sorted(range(len(rows)), key=lambda i: -p[i]):
-        if p[i] < floor:
-            break
-        tid, seg, start, end = rows[i]["span"]
-        if rows[i].get("repeats") or any(start < e and end > s for s, e in taken[(tid, seg)]):
-            continue
-        taken[(tid, seg)].append((start, end))
-        kept.append(i)
-    return kept
 
 
 def read_gains(windows: list[Window], cache_path: Path | None) -> list[float]:
@@ -156,7 +128,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     texts: dict[tuple[str, str], str] = {}
     for name in a.files:
-        texts.update(segment_texts(bench_file(name)))
+        texts.update({k: seg["text"] for k, seg in bench_segments(bench_file(name)).items()})
     if a.rows_cache and a.rows_cache.exists():
         rows = pickle.loads(a.rows_cache.read_bytes())
     else:
@@ -170,7 +142,7 @@ def main() -> None:
     w = np.array([harm_weight(r) for r in rows])
     groups = np.array([r["group"] for r in rows])
     p = held_out(x, y, w, groups, a.folds)
-    kept = shown(rows, p, READ_FROM)
+    kept = best_per_span(rows, p, READ_FROM)
     read = [i for i in kept if reads(rows[i]["signals"])]
     windows = []
     for i in read:

@@ -40,7 +40,7 @@ def chat_prompt(messages: list[dict[str, str]]) -> str:
 def complete(lm: SentenceScorer, prompt: str, max_tokens: int) -> tuple[str, int, int]:
     """Greedy decoding; returns (text, prompt tokens, completion tokens)."""
     m = lm.model
-    ids = lm._tok.encode(prompt, add_special_tokens=False).ids  # the template's markers are special tokens
+    ids = lm.tokenizer.encode(prompt, add_special_tokens=False).ids  # the template's markers are special tokens
     end = {m.tokens.index(t) for t in ("<|im_end|>", "<|endoftext|>") if t in m.tokens}
     hidden, kv = m.forward(np.array([ids]), np.array([len(ids)]))
     past = kv
@@ -56,7 +56,7 @@ def complete(lm: SentenceScorer, prompt: str, max_tokens: int) -> tuple[str, int
         hidden, kv = m.forward(np.array([[nxt]]), np.array([1]), np.array([pos]), past, valid)
         past = [_grown(old, new) for old, new in zip(past, kv, strict=True)]
         state = hidden[0, 0]
-    return lm._tok.decode(out), len(ids), len(out)
+    return lm.tokenizer.decode(out), len(ids), len(out)
 
 
 def _grown(old: tuple[np.ndarray, np.ndarray], new: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

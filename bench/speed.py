@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from _common import bench_file, fresh_env
+from namesake.language_model import SentenceScorer
 from namesake.reliability.inputs import TranscriptIn
 from namesake.reliability.pipeline import warm_stages
 from namesake.runtime import open_runtime
@@ -74,9 +75,8 @@ def latency(runs: int, transcripts: list[dict], language_model: str) -> None:
     totals, stages = [], {}
     read = 0
     for _ in range(runs):
-        cache = getattr(runtime.context_model, "_cache", None)
-        if cache is not None:
-            cache.clear()
+        if isinstance(runtime.context_model, SentenceScorer):
+            runtime.context_model.clear_cache()
         t0 = time.perf_counter()
         result = service.analyze(without)
         totals.append(time.perf_counter() - t0)

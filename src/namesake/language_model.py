@@ -266,6 +266,16 @@ class SentenceScorer:
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The model's tokenizer (it knows the chat markers), for a caller that generates text."""
+        return self._tok
+
+    def clear_cache(self) -> None:
+        """Forget every reading: the next call pays for them again (what a new transcript costs)."""
+        with self._lock:
+            self._cache.clear()
+
     def encode(self, text: str) -> list[int]:
         """Token ids of a text as the model reads it."""
         return list(self._tok.encode(text, add_special_tokens=False).ids)

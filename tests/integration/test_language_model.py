@@ -51,7 +51,7 @@ def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: SentenceScorer) 
     windows = [Window(f"in quarter {i} we saw that the", "revenue", "Revenue", " grew") for i in range(5)]
     windows.append(Window("", "cup", "Cup", " of coffee"))  # nothing on the left
     together = lm.gains(windows)
-    lm._cache.clear()
+    lm.clear_cache()
     alone = [lm.gains([w])[0] for w in windows]
     assert np.allclose(together, alone, atol=2e-3)
     before = len(lm._cache)
