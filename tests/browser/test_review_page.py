@@ -259,3 +259,7 @@ def test_why_says_when_the_words_around_it_argue_against_the_suggestion(server: 
     page.locator("#queue li", has_text=tid).click()
     expect(page.locator("#detail ul.why li.against")).to_contain_text("against: reads better as heard")
     _shot(page, "review-why-against")
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: the reason against stays readable
+    page.locator("#detail ul.why li.against").scroll_into_view_if_needed()
+    expect(page.locator("#detail ul.why li.against")).to_be_visible()
+    _shot(page, "review-why-against-phone")
