@@ -106,8 +106,12 @@ class LlamaModel:
         return cls(*parts)
 
     def forward(
-        self, ids: np.ndarray, lengths: np.ndarray, start: np.ndarray | None = None,
-        past: list[tuple[np.ndarray, np.ndarray]] | None = None, past_valid: np.ndarray | None = None,
+        self,
+        ids: np.ndarray,
+        lengths: np.ndarray,
+        start: np.ndarray | None = None,
+        past: list[tuple[np.ndarray, np.ndarray]] | None = None,
+        past_valid: np.ndarray | None = None,
     ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
         """Hidden states (B, T, d) of right-padded rows, and each layer's keys and values for a continuation.
 

@@ -110,6 +110,11 @@ class SuggestionRow(Base):
     context_phrase: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
     created_at: Mapped[datetime] = _now()
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # what a decision replaced, so that undo can put it back (NULL while undecided)
+    previous_status: Mapped[str | None] = mapped_column(String(16))
+    proposed_final: Mapped[str | None] = mapped_column(Text)
+    # the suggestion under whose id the decision taught the memory (a group shares its first member's write)
+    taught_with: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
 
 
 class CorrectionMirror(Base):

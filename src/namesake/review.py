@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.decisions import ManualFix, StoredSuggestion, decide_in, load_suggestions_in, save_manual_in
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.reliability.types import Suggestion, SuggestionStatus
-from namesake.transcripts import ManualFix, TranscriptStore, decide_in, save_manual_in
+from namesake.reopen import GroupResult, ReopenResult, check_group, pair_of, reopen_in
+from namesake.transcripts import TranscriptStore
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[SuggestionStatus, set[str]] = {
@@ -53,44 +55,78 @@ class ReviewService:
                 field="final",
             )
 
+    def _load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
+        with self.transcripts.db.session() as s:
+            return load_suggestions_in(s, check_group(suggestion_ids), transcript_id)
+
     def decide(self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None) -> ReviewResult:
         """accept | edit (with final) | reject; the status and the correction it teaches are one transaction."""
+        group = self.decide_group(suggestion_ids=[suggestion_id], transcript_id=transcript_id, action=action,
+                                  final=final)  # fmt: skip
+        return ReviewResult(group.suggestions[0], group.memory)
+
+    def decide_group(
+        self, *, suggestion_ids: list[str], transcript_id: str, action: str, final: str | None = None
+    ) -> GroupResult:
+        """One decision for every occurrence of an original → final pair: one memory write, counted once.
+
+        Every member takes the decision or none does (409 names the one that cannot); a member already
+        decided that way is an idempotent repeat.
+        """
         if action not in ACTION_STATUS:
             raise InvalidInputError(f"unknown action {action!r}", field="action")
         if action == "edit" and (final is None or not final.strip()):
             raise InvalidInputError("edit needs a non-empty final", field="final")
         if final is not None:
             self._check_final(final)
-        sugg = self.transcripts.load_suggestion(suggestion_id, transcript_id)
-        new_final = final.strip() if action == "edit" and final else sugg.final
-        if not check_transition(sugg.status, action, same_final=new_final == sugg.final):
-            return ReviewResult(sugg.suggestion, None)
+        seen = self._load(suggestion_ids, transcript_id)
+        lead = seen[0]
+        if any(pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen):
+            raise InvalidInputError("a group decision is for one original → final pair", field="suggestion_ids")
+        new_final = final.strip() if action == "edit" and final else lead.final
+        todo = [x for x in seen if check_transition(x.status, action, same_final=new_final == x.final)]
+        if not todo:
+            return GroupResult([x.suggestion for x in seen], None)
 
         def judge_race(status: SuggestionStatus, current_final: str) -> None:
             check_transition(status, action, same_final=new_final == current_final)
 
         status = ACTION_STATUS[action]
+        done = {x.id: x.suggestion for x in seen}
         if action == "reject":
-            return ReviewResult(
-                self.transcripts.set_decision(sugg, status=status, final=new_final, on_race=judge_race), None
-            )
+            with self.transcripts.db.session() as s:
+                for x in todo:
+                    done[x.id] = decide_in(s, x, status=status, final=new_final, on_race=judge_race)
+            return GroupResult(list(done.values()), None)
         prepared = self.writer.prepare(
             CorrectionInput(
-                user_id=sugg.user_id,
-                entity_type=sugg.entity_type,
-                original=sugg.original,
+                user_id=lead.user_id,
+                entity_type=lead.entity_type,
+                original=todo[0].original,
                 final=new_final,
                 action=action,
-                source_suggestion_id=str(sugg.id),
+                source_suggestion_id=str(todo[0].id),
                 transcript_id=transcript_id,
-                context=sugg.context_phrase or None,
+                context=todo[0].context_phrase or None,
             )
         )
-        # the decision and the correction it teaches commit together, or neither does
+        # the decisions and the one correction they teach commit together, or nothing does
         with self.writer.unit() as work:
             result = self.writer.record_in(work, prepared)
-            row = decide_in(work.session, sugg, status=status, final=new_final, on_race=judge_race)
-        return ReviewResult(row, result.outcome.value)
+            for x in todo:
+                done[x.id] = decide_in(work.session, x, status=status, final=new_final, on_race=judge_race,
+                                       taught_with=todo[0].id)  # fmt: skip
+        return GroupResult(list(done.values()), result.outcome.value)
+
+    def reopen(self, *, suggestion_ids: list[str], transcript_id: str) -> ReopenResult:
+        """Undo decisions: each suggestion back as the pipeline left it, and what they taught taken back.
+
+        A memory write is taken back once no decision that shares it is still standing; 409 when something
+        newer depends on it. A manual fix has nothing to go back to: it is removed.
+        """
+        seen = self._load(suggestion_ids, transcript_id)
+        with self.writer.unit() as work:
+            return reopen_in(self.writer, work, seen)
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the

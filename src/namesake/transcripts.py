@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
-from pydantic import ConfigDict, Field, Strict, StringConstraints
-from pydantic.dataclasses import dataclass as pydantic_dataclass
 from sqlalchemy import DateTime, Row, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from namesake.db import Database
-from namesake.errors import ConflictError, InvalidInputError, NotFoundError
+from namesake.errors import ConflictError, NotFoundError
 from namesake.models import SuggestionRow, Transcript
-from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.tenancy import SEPARATOR
@@ -88,21 +84,6 @@ def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: st
 
 
 @dataclass(frozen=True)
-class StoredSuggestion:
-    """A suggestion read for a review decision: what it says now, and the user its transcript belongs to."""
-
-    id: uuid.UUID
-    user_id: str
-    transcript_id: str
-    original: str
-    final: str
-    entity_type: str
-    status: SuggestionStatus
-    context_phrase: str
-    suggestion: Suggestion
-
-
-@dataclass(frozen=True)
 class TranscriptView:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion on them."""
 
@@ -120,90 +101,6 @@ class TranscriptView:
             "analyzed_at": self.analyzed_at, "segments": self.segments,
             "suggestions": [s.as_json() for s in self.suggestions],
         }  # fmt: skip
-
-
-@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
-class ManualFix:
-    """A span the reviewer corrected although nothing was suggested; saved as a validated suggestion of its own.
-
-    One type from the request body (POST /v1/corrections) to the row: checked once, where it is made.
-    """
-
-    user_id: Identifier
-    transcript_id: Identifier
-    segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    start_char: Offset
-    end_char: Annotated[int, Strict(), Field(gt=0, le=MAX_OFFSET, description="after start_char (exclusive end)")]
-    original: Annotated[str, StringConstraints(min_length=1)]
-    final: Annotated[str, StringConstraints(min_length=1)]
-    entity_type: EntityType = "KEYWORD"
-    segment_text: str | None = None
-
-    def __post_init__(self) -> None:
-        """Checked once, where it is made: a span inside its segment, holding the original it names."""
-        if self.segment_text is not None:
-            if not 0 <= self.start_char < self.end_char <= len(self.segment_text):
-                raise InvalidInputError("start_char/end_char are outside segment_text", field="end_char")
-            if self.segment_text[self.start_char : self.end_char] != self.original:
-                raise InvalidInputError("original does not match segment_text at the span", field="original")
-        elif self.end_char <= self.start_char:
-            raise InvalidInputError("end_char must be after start_char", field="end_char")
-
-
-def decide_in(
-    s: Session,
-    seen: StoredSuggestion,
-    *,
-    status: SuggestionStatus,
-    final: str,
-    on_race: Callable[[SuggestionStatus, str], None],
-) -> Suggestion:
-    """The decision written in session `s` (the memory write's own, when it teaches one) under a row lock."""
-    row = s.get(SuggestionRow, seen.id, with_for_update=True)
-    if row is None:
-        raise NotFoundError(f"suggestion {seen.id} not found in transcript {seen.transcript_id!r}")
-    if row.status != seen.status:  # decided meanwhile by another request
-        on_race(SuggestionStatus(row.status), row.final)
-        return suggestion_of(row)
-    row.status, row.final, row.decided_at = status, final, func.now()
-    try:
-        s.flush()
-    except IntegrityError as exc:
-        raise ConflictError("another suggestion of this span already has that final", field="final") from exc
-    s.refresh(row)
-    return suggestion_of(row)
-
-
-def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestion:
-    """The manual fix as a validated suggestion of its span (its transcript registered).
-
-    A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
-    memory write that goes with it a replay rather than a second count.
-    """
-    ensure_transcript(s, span.transcript_id, span.user_id, None, grace_seconds)
-    new = insert(SuggestionRow).values(
-        id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
-        start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
-        entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status=SuggestionStatus.VALIDATED,
-        source="manual", decided_at=func.now(),
-    ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
-    created = s.execute(new.returning(SuggestionRow.id)).scalar() is not None
-    row = s.scalars(
-        select(SuggestionRow)
-        .where(
-            SuggestionRow.transcript_id == span.transcript_id,
-            SuggestionRow.segment_id == span.segment_id,
-            SuggestionRow.start_char == span.start_char,
-            SuggestionRow.end_char == span.end_char,
-            SuggestionRow.final == span.final,
-        )
-        .with_for_update()
-    ).one()
-    if not created:
-        row.status, row.decided_at = SuggestionStatus.VALIDATED, func.now()
-        s.flush()
-        s.refresh(row)
-    return suggestion_of(row)
 
 
 def refused_pairs_in(s: Session, user_id: str) -> set[tuple[str, str]]:
@@ -339,42 +236,3 @@ class TranscriptStore:
             analyzed_at = row.analyzed_at.isoformat() if row.analyzed_at else None
             head = (row.id, row.user_id, row.language, analyzed_at, list(row.segments or []))
         return TranscriptView(*head, self.list_suggestions(transcript_id))
-
-    def load_suggestion(self, suggestion_id: str, transcript_id: str) -> StoredSuggestion:
-        """The suggestion and its owner; another transcript's suggestion is as invisible as a missing one."""
-        try:
-            sid = uuid.UUID(suggestion_id)
-        except ValueError as exc:
-            raise NotFoundError(f"suggestion {suggestion_id!r} not found", field="suggestion_id") from exc
-        with self.db.session() as s:
-            found = s.execute(
-                select(SuggestionRow, Transcript.user_id)
-                .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
-                .where(SuggestionRow.id == sid, SuggestionRow.transcript_id == transcript_id)
-            ).first()
-        if found is None:
-            raise NotFoundError(f"suggestion {suggestion_id!r} not found in transcript {transcript_id!r}")
-        row, user_id = found
-        return StoredSuggestion(
-            row.id,
-            user_id,
-            transcript_id,
-            row.original,
-            row.final,
-            row.entity_type,
-            SuggestionStatus(row.status),
-            row.context_phrase,
-            suggestion_of(row),
-        )
-
-    def set_decision(
-        self,
-        seen: StoredSuggestion,
-        *,
-        status: SuggestionStatus,
-        final: str,
-        on_race: Callable[[SuggestionStatus, str], None],
-    ) -> Suggestion:
-        """Write the decision under a row lock; if another request decided first, `on_race(status, final)` judges it."""
-        with self.db.session() as s:
-            return decide_in(s, seen, status=status, final=final, on_race=on_race)

@@ -81,10 +81,14 @@ def test_worker_processes_give_the_same_output_in_the_same_order(env: dict[str, 
         ('{"transcript_id": "a", "segments": [{"id": "1"}]}\n', ":1: segments[0].text"),
         ("{not json\n", ":1: not JSON"),
         ('{"transcript_id": "../x", "segments": [{"id": "1", "text": "x"}]}\n', ":1: transcript_id"),
-        ('{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n' + "[" * 100_000 + "]" * 100_000 + "\n",
-         ":2: not a transcript (JSON nested too deeply)"),
-        ('{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n{"transcript_id": "\udcff"}\n',
-         ":2: not UTF-8"),
+        (
+            '{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n' + "[" * 100_000 + "]" * 100_000 + "\n",
+            ":2: not a transcript (JSON nested too deeply)",
+        ),
+        (
+            '{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n{"transcript_id": "\udcff"}\n',
+            ":2: not UTF-8",
+        ),
     ],
 )
 def test_bad_input_is_a_one_line_error_with_exit_2_and_writes_nothing(

@@ -21,9 +21,7 @@ TEXT = ["Good morning, this is Reiner Blair with the results.", "Our Cytova unit
 
 
 @pytest.fixture
-def client(
-    settings: Settings, make_runtime: MakeRuntime, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[TestClient]:
+def client(settings: Settings, make_runtime: MakeRuntime, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setenv("NAMESAKE_API_KEYS", KEYS)
     s = Settings(database_url=settings.database_url, namesake_data_dir=settings.namesake_data_dir)
     with TestClient(create_app(s, make_runtime(s))) as c:

@@ -314,7 +314,7 @@ def test_a_taught_fix_applies_until_its_date_and_teaching_it_again_renews_it(mem
 
 
 def test_a_reinforcement_racing_a_supersede_becomes_a_new_correction_not_a_503(memory: Runtime) -> None:
-    """"Steffy" finds "Steffi"'s row (cosine 0.957, same final) just before "Steffi" is given another final."""
+    """ "Steffy" finds "Steffi"'s row (cosine 0.957, same final) just before "Steffi" is given another final."""
     import threading
 
     writer = _writer(memory)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hmac
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from namesake.errors import ForbiddenError, UnauthorizedError
+from namesake.reliability.inputs import ID_PATTERN
 from namesake.services import Services
 from namesake.tenancy import Scope
 
@@ -48,3 +49,5 @@ def require_admin(scope: Annotated[Scope, Depends(require_key)]) -> Scope:
 
 ServicesDep = Annotated[Services, Depends(get_services)]
 ScopeDep = Annotated[Scope, Depends(require_key)]
+# a transcript id in a path: the pattern of the identifiers a body carries (and room for a tenant prefix)
+TranscriptId = Path(pattern=ID_PATTERN, max_length=233)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -69,6 +69,37 @@ class ReviewOut(BaseModel):
 
     suggestion: SuggestionOut
     memory: str | None
+
+
+class GroupDecisionIn(BaseModel):
+    """One decision for several suggestions of a transcript: every occurrence of one original → final pair."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["accept", "edit", "reject"]
+    suggestion_ids: list[str] = Field(min_length=1)
+    final: Text | None = Field(default=None, description="edit only: the final written for all of them")
+
+
+class ReopenIn(BaseModel):
+    """Undo: the decided suggestions to put back as the pipeline left them."""
+
+    model_config = ConfigDict(extra="forbid")
+    suggestion_ids: list[str] = Field(min_length=1)
+
+
+class GroupOut(BaseModel):
+    """A group decision's result: every suggestion now, and what the one memory write did."""
+
+    suggestions: list[SuggestionOut]
+    memory: str | None
+
+
+class ReopenOut(BaseModel):
+    """An undo's result: the suggestions back as proposed, manual fixes removed, the memory writes taken back."""
+
+    suggestions: list[SuggestionOut]
+    removed: list[str] = Field(description="manual fixes undone: nothing was proposed there, so they are gone")
+    memory: list[str] = Field(description="per memory write taken back: reduced | untaught | restored")
 
 
 class CorrectedSegment(BaseModel):

@@ -134,9 +134,7 @@ class CorrectionsMemoryReconciler:
         with self.db.exclusive_lock(COLLECTIONS_LOCK):
             with self.db.session() as s:
                 owned = {collection_for(t, self.settings) for t in s.scalars(select(Transcript.id))}
-            orphans = [
-                c for c in self.store.list_collections() if is_transcript_collection(c) and c not in owned
-            ]
+            orphans = [c for c in self.store.list_collections() if is_transcript_collection(c) and c not in owned]
             for name in orphans:
                 self.store.drop_collection(name)
         return len(orphans)

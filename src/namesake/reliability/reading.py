@@ -70,8 +70,7 @@ def read_in_context(
     if not todo:
         return stats
     windows = [
-        window_of(segments[c.segment_id].text, c.start_char, c.end_char, c.final, left_words, right_words)
-        for c in todo
+        window_of(segments[c.segment_id].text, c.start_char, c.end_char, c.final, left_words, right_words) for c in todo
     ]
     stats.windows = len(set(windows))
     for c, gain in zip(todo, model.gains(windows), strict=True):

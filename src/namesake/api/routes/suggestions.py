@@ -6,10 +6,11 @@ import dataclasses
 
 from fastapi import APIRouter
 
-from namesake.api.deps import ScopeDep, ServicesDep
-from namesake.api.schemas import DecisionIn, EditIn, ReviewOut, errors
+from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
+from namesake.api.schemas import DecisionIn, EditIn, GroupDecisionIn, GroupOut, ReopenIn, ReopenOut, ReviewOut, errors
+from namesake.decisions import ManualFix
+from namesake.reliability.inputs import Identifier
 from namesake.review import ReviewResult
-from namesake.transcripts import ManualFix
 
 router = APIRouter(prefix="/v1", tags=["review"])
 
@@ -46,6 +47,38 @@ def edit(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: EditI
 def reject(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Reject: never proposed to this user again for the same original and final."""
     return _decide(services, scope, suggestion_id, body, "reject")
+
+
+@router.post("/suggestions/{suggestion_id}/reopen", responses=errors(404, 409))
+def reopen(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReopenOut:
+    """Undo a decision: the suggestion as the pipeline left it, and what the decision taught taken back."""
+    result = services.review.reopen(suggestion_ids=[suggestion_id],
+                                    transcript_id=scope.inward(body.transcript_id, "transcript_id"))  # fmt: skip
+    return ReopenOut.model_validate(result.as_json())
+
+
+@router.post("/transcripts/{transcript_id}/decisions", responses=errors(404, 409, 413))
+def decide_group(
+    services: ServicesDep, scope: ScopeDep, body: GroupDecisionIn, transcript_id: Identifier = TranscriptId
+) -> GroupOut:
+    """Decide every listed occurrence of one original → final pair at once: remembered once."""
+    result = services.review.decide_group(
+        suggestion_ids=body.suggestion_ids, transcript_id=scope.inward(transcript_id, "transcript_id"),
+        action=body.action, final=body.final,
+    )  # fmt: skip
+    if result.memory is not None:
+        services.metrics.memory_writes.labels(result.memory).inc()
+    return GroupOut.model_validate(result.as_json())
+
+
+@router.post("/transcripts/{transcript_id}/reopen", responses=errors(404, 409))
+def reopen_group(
+    services: ServicesDep, scope: ScopeDep, body: ReopenIn, transcript_id: Identifier = TranscriptId
+) -> ReopenOut:
+    """Undo several decisions at once (a group decision, or the last few): all of them or none."""
+    result = services.review.reopen(suggestion_ids=body.suggestion_ids,
+                                    transcript_id=scope.inward(transcript_id, "transcript_id"))  # fmt: skip
+    return ReopenOut.model_validate(result.as_json())
 
 
 @router.post("/corrections", status_code=201, responses=errors(409, 413))

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
-from namesake.api.deps import ScopeDep, ServicesDep
+from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut, errors
-from namesake.reliability.inputs import ID_PATTERN, Identifier, TranscriptIn
+from namesake.reliability.inputs import Identifier, TranscriptIn
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
-TranscriptId = Path(pattern=ID_PATTERN, max_length=233)
 
 
 @router.put("/transcripts/{transcript_id}/canonical-entities", responses=errors(409, 413))
