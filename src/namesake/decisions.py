@@ -80,6 +80,7 @@ def decide_in(
     final: str,
     on_race: Callable[[SuggestionStatus, str], None],
     taught_with: uuid.UUID | None = None,
+    entity_type: str | None = None,
 ) -> Suggestion:
     """The decision written in session `s` (the memory write's own, when it teaches one) under a row lock.
 
@@ -92,7 +93,9 @@ def decide_in(
         on_race(SuggestionStatus(row.status), row.final)
         return suggestion_of(row)
     row.previous_status, row.proposed_final, row.taught_with = row.status, row.final, taught_with
+    row.proposed_entity_type = row.entity_type
     row.status, row.final, row.decided_at = status, final, func.now()
+    row.entity_type = entity_type or row.entity_type
     try:
         s.flush()
     except IntegrityError as exc:

@@ -113,6 +113,7 @@ class SuggestionRow(Base):
     # what a decision replaced, so that undo can put it back (NULL while undecided)
     previous_status: Mapped[str | None] = mapped_column(String(16))
     proposed_final: Mapped[str | None] = mapped_column(Text)
+    proposed_entity_type: Mapped[str | None] = mapped_column(String(32))
     # the suggestion under whose id the decision taught the memory (a group shares its first member's write)
     taught_with: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
 

@@ -123,4 +123,5 @@ def put_back(row: SuggestionRow) -> None:
     """The row as the pipeline left it, before the decision (a row decided before undo existed: pending)."""
     row.status = row.previous_status or SuggestionStatus.PENDING
     row.final = row.proposed_final or row.final
-    row.previous_status = row.proposed_final = row.taught_with = row.decided_at = None
+    row.entity_type = row.proposed_entity_type or row.entity_type
+    row.previous_status = row.proposed_final = row.proposed_entity_type = row.taught_with = row.decided_at = None

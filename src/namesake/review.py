@@ -59,15 +59,19 @@ class ReviewService:
         with self.transcripts.db.session() as s:
             return load_suggestions_in(s, check_group(suggestion_ids), transcript_id)
 
-    def decide(self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None) -> ReviewResult:
-        """accept | edit (with final) | reject; the status and the correction it teaches are one transaction."""
+    def decide(
+        self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None,
+        entity_type: str | None = None,
+    ) -> ReviewResult:  # fmt: skip
+        """accept | edit (with final, and a type if it changes) | reject; status and memory in one transaction."""
         group = self.decide_group(suggestion_ids=[suggestion_id], transcript_id=transcript_id, action=action,
-                                  final=final)  # fmt: skip
+                                  final=final, entity_type=entity_type)  # fmt: skip
         return ReviewResult(group.suggestions[0], group.memory)
 
     def decide_group(
-        self, *, suggestion_ids: list[str], transcript_id: str, action: str, final: str | None = None
-    ) -> GroupResult:
+        self, *, suggestion_ids: list[str], transcript_id: str, action: str, final: str | None = None,
+        entity_type: str | None = None,
+    ) -> GroupResult:  # fmt: skip
         """One decision for every occurrence of an original → final pair: one memory write, counted once.
 
         Every member takes the decision or none does (409 names the one that cannot); a member already
@@ -79,6 +83,8 @@ class ReviewService:
             raise InvalidInputError("edit needs a non-empty final", field="final")
         if final is not None:
             self._check_final(final)
+        if entity_type is not None and action != "edit":
+            raise InvalidInputError("only an edit changes the entity type", field="entity_type")
         seen = self._load(suggestion_ids, transcript_id)
         lead = seen[0]
         if any(pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen):
@@ -101,7 +107,7 @@ class ReviewService:
         prepared = self.writer.prepare(
             CorrectionInput(
                 user_id=lead.user_id,
-                entity_type=lead.entity_type,
+                entity_type=entity_type or lead.entity_type,
                 original=todo[0].original,
                 final=new_final,
                 action=action,
@@ -115,7 +121,7 @@ class ReviewService:
             result = self.writer.record_in(work, prepared)
             for x in todo:
                 done[x.id] = decide_in(work.session, x, status=status, final=new_final, on_race=judge_race,
-                                       taught_with=todo[0].id)  # fmt: skip
+                                       taught_with=todo[0].id, entity_type=prepared.correction.entity_type)  # fmt: skip
         return GroupResult(list(done.values()), result.outcome.value)
 
     def reopen(self, *, suggestion_ids: list[str], transcript_id: str) -> ReopenResult:

@@ -95,6 +95,8 @@ class Settings(BaseSettings):
     # a rewrite of an everyday word that the language model read: applied on its own only from here (held-out
     # calls, bench/calibrate_reading.py); shown from the suggest threshold
     reliability_read_auto_apply_threshold: Unit = 0.60
+    # the review page folds pending suggestions below this confidence behind a count (docs/review.md)
+    review_fold_below: Unit = 0.30
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/calibrate.py, or RELIABILITY_SCORER_MODEL), or

@@ -108,8 +108,10 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     expect(page.locator("mark.s.pending")).to_have_count(len(pending))
     _shot(page, "review-transcript")
 
-    # accept, edit, reject: one key each, the page moves on to the next pending suggestion by itself
-    keys = ["a", "e", *["r"] * (len(pending) - 2)]
+    # accept, edit, reject: one key decides every occurrence of a change; the page moves on by itself
+    pairs = list(dict.fromkeys((s["original"].lower(), s["final"]) for s in pending))
+    assert len(pairs) < len(pending)  # a change said twice: one key for both
+    keys = ["a", "e", *["r"] * (len(pairs) - 2)]
     for key in keys:
         page.keyboard.press(key)
         if key == "e":
@@ -121,9 +123,13 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     expect(page.locator("mark.s.pending")).to_have_count(0)
     expect(page.locator("#queue .badge").first).to_have_text("0")
     decided = {s["id"]: s for s in _suggestions(server, "call-1")}
-    order = [decided[s["id"]] for s in pending]  # the page walks them in text order
-    assert [s["status"] for s in order] == ["validated", "validated", *["rejected"] * (len(pending) - 2)]
-    assert order[1]["final"].endswith(" Ltd")
+    by_pair = {pair: {decided[s["id"]]["status"] for s in pending if (s["original"].lower(), s["final"]) == pair}
+               for pair in pairs}  # fmt: skip
+    assert [by_pair[p] for p in pairs] == [{"validated"}, {"validated"}, *[{"rejected"}] * (len(pairs) - 2)]
+    assert {decided[s["id"]]["final"] for s in pending if (s["original"].lower(), s["final"]) == pairs[1]} == {
+        f"{pairs[1][1]} Ltd"}  # fmt: skip
+    frequencies = [c["frequency"] for c in httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()]
+    assert frequencies == [1, 1]  # every occurrence decided at once is taught once
 
     # a manual fix: select a word nothing suggested, press f, write it as it should be
     page.evaluate("""() => {
@@ -152,7 +158,7 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     page.keyboard.press("n")
     expect(page.locator("#transcript-title")).to_have_text("call-2")
     page.locator(f"#s-{_index_of(page, 'Zorblax')}").click()
-    expect(page.locator("#detail .remembered")).to_contain_text("Remembered from your fix on")
+    expect(page.locator("#detail .remembered")).to_contain_text("Remembered: you taught it 1×, last on")
     expect(page.locator("#detail .remembered")).to_contain_text("call-1")
     _shot(page, "review-remembered")
 
@@ -233,6 +239,8 @@ def test_pending_keys_skip_what_is_decided_and_the_progress_line_counts(server: 
     page.keyboard.press("Enter")
     page.locator("#queue li").first.click()
     expect(page.locator("#transcript-meta")).to_contain_text(f"0 of {pending} decided")
+    page.keyboard.press("g")  # this change one occurrence at a time
+    expect(page.locator("#detail-group")).to_contain_text("One at a time")
     page.keyboard.press("a")  # accepted: the page moves on to the next pending one by itself
     expect(page.locator("#transcript-meta")).to_contain_text(f"1 of {pending} decided")
     page.keyboard.press("K")  # back: the accepted one is skipped, there is no pending one before

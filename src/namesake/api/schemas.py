@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from namesake.reliability.inputs import Identifier
+from namesake.reliability.inputs import EntityType, Identifier
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 
@@ -43,9 +43,10 @@ class DecisionIn(BaseModel):
 
 
 class EditIn(DecisionIn):
-    """Edit body: the reviewer's final."""
+    """Edit body: the reviewer's final, and the entity type when it changes."""
 
     final: Text
+    entity_type: EntityType | None = None
 
 
 class SuggestionOut(BaseModel):
@@ -78,6 +79,7 @@ class GroupDecisionIn(BaseModel):
     action: Literal["accept", "edit", "reject"]
     suggestion_ids: list[str] = Field(min_length=1)
     final: Text | None = Field(default=None, description="edit only: the final written for all of them")
+    entity_type: EntityType | None = Field(default=None, description="edit only: when the type changes too")
 
 
 class ReopenIn(BaseModel):

@@ -8,11 +8,15 @@ from importlib import resources
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from namesake.api.deps import ServicesDep
 from namesake.errors import NotFoundError
-from namesake.reliability.types import SuggestionStatus
+from namesake.reliability.explain import AGAINST, REASONS
+from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
-ASSETS = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
+# the page's modules (each under 400 lines), its style sheet and icon: only these names are served
+MODULES = ("review.js", "core.js", "queue.js", "transcript.js", "decide.js", "select.js", "memory.js")
+ASSETS = {**dict.fromkeys(MODULES, "text/javascript"), "review.css": "text/css", "favicon.svg": "image/svg+xml"}
 # The page may load only its own files and talk only to this API: no CDN, no other host.
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -34,10 +38,17 @@ def page() -> Response:
 
 
 @router.get("/review/assets/names.js")
-def names() -> Response:
-    """The names the page shares with the server, written from the server's own enum: never copied by hand."""
-    statuses = json.dumps({s.name: s.value for s in SuggestionStatus})
-    body = f"// Written by the server from SuggestionStatus.\nexport const STATUS = Object.freeze({statuses});\n"
+def names(services: ServicesDep) -> Response:
+    """The names and limits the page shares with the server, written from the server's own: never copied by hand."""
+    shared = {
+        "STATUS": {s.name: s.value for s in SuggestionStatus},
+        "REASONS": REASONS,  # signal → what it says, in the order the page lists them
+        "AGAINST": AGAINST,
+        "TYPES": list(ENTITY_TYPES),
+        "FOLD_BELOW": services.runtime.settings.review_fold_below,
+    }
+    lines = [f"export const {name} = Object.freeze({json.dumps(value)});" for name, value in shared.items()]
+    body = "// Written by the server (SuggestionStatus, reliability.explain, settings).\n" + "\n".join(lines) + "\n"
     return Response(body, media_type="text/javascript; charset=utf-8", headers=HEADERS)
 
 

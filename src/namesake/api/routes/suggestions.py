@@ -24,11 +24,11 @@ def _out(services: ServicesDep, result: ReviewResult) -> ReviewOut:
 def _decide(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn, action: str) -> ReviewOut:
     """Another tenant's suggestion is looked up in this tenant's transcript: a 404 like a missing one."""
     final = body.final if isinstance(body, EditIn) else None
+    entity_type = body.entity_type if isinstance(body, EditIn) else None
     transcript_id = scope.inward(body.transcript_id, "transcript_id")
-    return _out(
-        services,
-        services.review.decide(suggestion_id=suggestion_id, transcript_id=transcript_id, action=action, final=final),
-    )
+    decided = services.review.decide(suggestion_id=suggestion_id, transcript_id=transcript_id, action=action,
+                                     final=final, entity_type=entity_type)  # fmt: skip
+    return _out(services, decided)
 
 
 @router.post("/suggestions/{suggestion_id}/accept", responses=errors(404, 409, 413))
@@ -64,7 +64,7 @@ def decide_group(
     """Decide every listed occurrence of one original → final pair at once: remembered once."""
     result = services.review.decide_group(
         suggestion_ids=body.suggestion_ids, transcript_id=scope.inward(transcript_id, "transcript_id"),
-        action=body.action, final=body.final,
+        action=body.action, final=body.final, entity_type=body.entity_type,
     )  # fmt: skip
     if result.memory is not None:
         services.metrics.memory_writes.labels(result.memory).inc()

@@ -1,0 +1,78 @@
+// The memory view: what a user taught, until when it applies, and forgetting one of them.
+
+import { $, api, el, enc, say, state } from "/review/assets/core.js";
+import { showMode } from "/review/assets/review.js";
+
+function memoryUser() {
+  return state.view?.user_id || $("#user-filter").value.trim() || state.queue[state.queueIndex]?.user_id;
+}
+
+export async function openMemory(more = false, named = null, push = true) {
+  const user = named || (more ? state.memoryUser : memoryUser());
+  if (!user) { say("Open a transcript or filter by a user first.", true); return; }
+  const params = new URLSearchParams({ limit: "50" });
+  if (more && state.memoryNext) params.set("before", state.memoryNext);
+  try {
+    const { data, headers } = await api("GET", `/v1/users/${enc(user)}/corrections?${params}`);
+    state.memory = more ? [...state.memory, ...data] : data;
+    state.memoryNext = headers.get("X-Next-Before");
+    state.memoryUser = user;
+    if (!more) state.memoryIndex = 0;
+    const vocab = (await api("GET", `/v1/users/${enc(user)}/vocabulary?format=json`)).data;
+    $("#vocabulary").replaceChildren(...vocab.terms.filter((t) => t.sources.includes("promoted"))
+      .map((t) => el("li", {}, `${t.term} · ${t.entity_type}`)));
+    if (!$("#vocabulary").children.length) $("#vocabulary").append(el("li", { class: "hint" }, "Nothing promoted yet."));
+  } catch (err) {
+    say(err.message, true);
+    return;
+  }
+  showMode("memory", push && !more);
+  renderMemory();
+}
+
+// Until when a taught fix applies (teaching it again renews it), or why it no longer does.
+function applies(c) {
+  if (c.state === "applying") return `until ${new Date(c.applies_until).toLocaleDateString()}`;
+  return { promoted: "always (promoted)", expired: "expired: teach it again", superseded: "replaced" }[c.state] || "";
+}
+
+export function renderMemory() {
+  $("#memory-user").textContent = state.memoryUser;
+  const rows = state.memory.map((c, i) => {
+    const forget = el("button", { type: "button" }, "Forget ", el("kbd", {}, "x"));
+    forget.addEventListener("click", () => { state.memoryIndex = i; forgetSelected(); });
+    const tr = el("tr", { "data-i": String(i) },
+      el("td", {}, c.original), el("td", {}, el("strong", {}, c.final)), el("td", {}, c.entity_type),
+      el("td", {}, c.action), el("td", {}, String(c.frequency)),
+      el("td", {}, new Date(c.updated_at).toLocaleDateString()), el("td", {}, applies(c)),
+      el("td", {}, c.transcript_id || ""), el("td", {}, forget));
+    tr.classList.toggle("selected", i === state.memoryIndex);
+    return tr;
+  });
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 9, class: "hint" }, "Nothing taught yet.")));
+  $("#memory-table tbody").replaceChildren(...rows);
+  $("#memory-more").hidden = !state.memoryNext;
+  document.querySelector("#memory-table tr.selected")?.scrollIntoView({ block: "nearest" });
+}
+
+export async function forgetSelected() {
+  const c = state.memory[state.memoryIndex];
+  if (!c) return;
+  $("#confirm-text").textContent = `Forget “${c.original} → ${c.final}”? It will not come back for ${state.memoryUser}.`;
+  const dialog = $("#confirm");
+  dialog.returnValue = "";
+  dialog.showModal();
+  $("#confirm-ok").focus();
+  await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
+  if (dialog.returnValue !== "ok") return;
+  try {
+    const { data } = await api("DELETE", `/v1/users/${enc(state.memoryUser)}/corrections/${c.id}`);
+    say(`Forgotten: ${data.original} → ${data.final}`);
+  } catch (err) {
+    say(err.message, true);
+    return;
+  }
+  state.memory.splice(state.memoryIndex, 1);
+  state.memoryIndex = Math.min(state.memoryIndex, state.memory.length - 1);
+  renderMemory();
+}

@@ -1,0 +1,216 @@
+// One transcript: its segments with the suggestions marked in place, the one selected, and how to move.
+
+import { AGAINST, FOLD_BELOW, REASONS, STATUS } from "/review/assets/names.js";
+import { $, api, cps, el, enc, isOpen, memoryKey, pairKey, say, state } from "/review/assets/core.js";
+import { renderQueue } from "/review/assets/queue.js";
+import { showMode, writeUrl } from "/review/assets/review.js";
+
+const WHY_ORDER = Object.keys(REASONS);
+
+export async function openTranscript(id, { keepPosition = false, suggestionId = null, push = true } = {}) {
+  let view;
+  try {
+    view = (await api("GET", `/v1/transcripts/${enc(id)}`)).data;
+  } catch (err) {
+    say(err.message, true);
+    return false;
+  }
+  const wanted = suggestionId ?? (keepPosition ? state.order[state.current]?.id : null);
+  if (view.transcript_id !== state.view?.transcript_id) state.single = null;
+  state.view = view;
+  const segIndex = new Map(view.segments.map((s, i) => [s.id, i]));
+  state.order = [...view.suggestions].sort((a, b) =>
+    (segIndex.get(a.segment_id) ?? 1e9) - (segIndex.get(b.segment_id) ?? 1e9) || a.start_char - b.start_char);
+  await loadTaught(view.user_id);
+  const back = state.order.findIndex((s) => s.id === wanted);
+  state.current = back >= 0 ? back : nextToDecide(-1) ?? (state.order.length ? 0 : -1);
+  showMode("transcript", false);
+  renderTranscript();
+  renderQueue();
+  writeUrl(push);
+  $("#segments").focus({ preventScroll: true }); // j / k now move through this transcript's suggestions
+  return true;
+}
+
+async function loadTaught(user) {
+  try {
+    const { data } = await api("GET", `/v1/users/${enc(user)}/corrections?limit=1000`);
+    state.taught = new Map(data.map((c) => [memoryKey(c.original, c.final), c]));
+  } catch {
+    state.taught = new Map();
+  }
+}
+
+// Folded: pending and under the server's threshold, unless the reviewer asked to see them (z).
+export const folded = (s) => s.status === STATUS.PENDING && s.confidence < FOLD_BELOW && !state.showFolded;
+const needsDecision = (s) => s.status === STATUS.PENDING && !folded(s);
+
+// Every open occurrence of the suggestion's pair with its status: what one key decides unless opened (g).
+export function groupOf(i) {
+  const s = state.order[i];
+  if (!s || !isOpen(s)) return [];
+  if (state.single === pairKey(s)) return [i];
+  const key = pairKey(s);
+  const out = [];
+  state.order.forEach((o, j) => { if (o.status === s.status && pairKey(o) === key) out.push(j); });
+  return out;
+}
+
+// The pending suggestions in the order J walks them: text order, or by need (one stop per group).
+function walk() {
+  const pending = state.order.map((s, i) => i).filter((i) => needsDecision(state.order[i]));
+  if (!state.byNeed) return pending;
+  const groups = new Map();
+  for (const i of pending) {
+    const key = pairKey(state.order[i]);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(i);
+  }
+  const minConf = (g) => Math.min(...g.map((i) => state.order[i].confidence));
+  return [...groups.values()].sort((a, b) => b.length - a.length || minConf(a) - minConf(b)).map((g) => g[0]);
+}
+
+// The next suggestion to decide after position `from` in the walk (or its first), or null when none is left.
+export function nextToDecide(from) {
+  const order = walk();
+  if (!order.length) return null;
+  const at = order.indexOf(from);
+  if (at >= 0) return order[at + 1] ?? order[0];
+  return order.find((i) => i > from) ?? order[0];
+}
+
+export function stepPending(step) {
+  const order = walk();
+  const at = order.indexOf(state.current);
+  let next;
+  if (at >= 0) next = order[at + step];
+  else next = step > 0 ? order.find((i) => i > state.current) : [...order].reverse().find((i) => i < state.current);
+  if (next === undefined) {
+    say(step > 0 ? "No pending suggestion after this one" : "No pending suggestion before this one");
+    return;
+  }
+  select(next);
+}
+
+export function renderTranscript() {
+  const v = state.view;
+  const pending = state.order.filter(needsDecision).length;
+  const hidden = state.order.filter(folded).length;
+  const decided = state.order.filter((s) => s.status === STATUS.VALIDATED || s.status === STATUS.REJECTED).length;
+  $("#transcript-title").textContent = v.transcript_id;
+  const parts = [`${v.user_id}`, `${v.segments.length} segments`, `${decided} of ${decided + pending} decided`,
+    `${state.order.length} suggestions`];
+  if (hidden) parts.push(`${hidden} below ${FOLD_BELOW.toFixed(2)} folded (z shows them)`);
+  else if (state.showFolded) parts.push(`low-confidence shown (z folds them)`);
+  if (state.byNeed) parts.push("biggest groups first (o)");
+  $("#transcript-meta").textContent = parts.join(" · ");
+  const bySegment = new Map();
+  state.order.forEach((s, i) => {
+    if (!bySegment.has(s.segment_id)) bySegment.set(s.segment_id, []);
+    bySegment.get(s.segment_id).push(i);
+  });
+  const frag = document.createDocumentFragment();
+  for (const seg of v.segments) frag.append(renderSegment(seg, bySegment.get(seg.id) || []));
+  $("#segments").replaceChildren(frag);
+  select(state.current, false);
+}
+
+// How sure the pipeline was of an auto-applied edit, as the page shades it.
+const band = (c) => (c >= 0.85 ? "sure" : c >= 0.7 ? "likely" : "unsure");
+
+function renderSegment(seg, indexes) {
+  const chars = cps(seg.text);
+  const body = el("div", { class: "text", "data-segment": seg.id });
+  let at = 0;
+  const plain = (from, to) => {
+    if (to > from) body.append(el("span", { class: "t", "data-o": String(from) }, chars.slice(from, to).join("")));
+  };
+  for (const i of indexes) {
+    const s = state.order[i];
+    if (s.start_char < at || s.end_char > chars.length) continue; // overlapping or stale: listed, not drawn
+    plain(at, s.start_char);
+    const shown = s.status === STATUS.AUTO_APPLIED || s.status === STATUS.VALIDATED ? s.final : s.original;
+    const classes = [`s`, s.status];
+    if (s.status === STATUS.AUTO_APPLIED) classes.push(band(s.confidence));
+    if (folded(s)) classes.push("folded");
+    const mark = el("mark", { class: classes.join(" "), "data-i": String(i), id: `s-${i}`,
+      title: `${s.original} → ${s.final} (${Number(s.confidence).toFixed(2)})` }, shown);
+    mark.addEventListener("click", () => select(i));
+    body.append(mark);
+    if (s.status === STATUS.PENDING && !folded(s)) body.append(el("span", { class: "proposal" }, `→ ${s.final}`));
+    at = s.end_char;
+  }
+  plain(at, chars.length);
+  return el("div", { class: "segment" }, el("span", { class: "sid" }, seg.id), body);
+}
+
+export function select(i, scroll = true) {
+  document.querySelectorAll("mark.current").forEach((m) => m.classList.remove("current"));
+  state.current = i;
+  const s = state.order[i];
+  if (!s) {
+    $("#detail").replaceChildren(el("p", { class: "hint" },
+      state.view ? "No suggestion in this transcript. Select words and press f to fix them by hand." : ""));
+    return;
+  }
+  const mark = $(`#s-${i}`);
+  mark?.classList.add("current");
+  if (scroll) mark?.scrollIntoView({ block: "center" });
+  renderDetail(s);
+  writeUrl(false);
+}
+
+// The reasons that support the suggestion (the telling ones first), and the one that argues against it.
+function why(s) {
+  const signals = s.signals || {};
+  const reasons = Object.entries(signals)
+    .filter(([k, v]) => REASONS[k] && v > 0)
+    .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0]))
+    .slice(0, 3)
+    .map(([k, v]) => el("li", {}, `${REASONS[k]} (${Number(v).toFixed(2)})`));
+  const against = Object.keys(AGAINST).find((k) => signals[k] < 0);
+  if (against) {
+    reasons.push(el("li", { class: "against" }, `against: ${AGAINST[against]} (${Number(signals[against]).toFixed(2)})`));
+  }
+  return reasons;
+}
+
+function renderDetail(s) {
+  const open = isOpen(s);
+  const taught = state.taught.get(memoryKey(s.original, s.final));
+  const group = groupOf(state.current);
+  const parts = [
+    el("h2", {}, `Suggestion ${state.current + 1} of ${state.order.length}`),
+    el("p", { class: "change" }, el("del", {}, s.original), " → ", el("ins", {}, s.final)),
+    el("dl", {},
+      el("dt", {}, "Status"), el("dd", { id: "detail-status" }, s.status.replace("_", " ")),
+      el("dt", {}, "Type"), el("dd", {}, s.entity_type),
+      el("dt", {}, "Confidence"), el("dd", {}, Number(s.confidence).toFixed(2) + (folded(s) ? " (folded)" : "")),
+      el("dt", {}, "From"), el("dd", {}, s.source)),
+  ];
+  if (taught) {
+    parts.push(el("p", { class: "remembered" },
+      `Remembered: you taught it ${taught.frequency}×, last on ${new Date(taught.updated_at).toLocaleDateString()}` +
+      (taught.transcript_id ? ` in ${taught.transcript_id}` : "") + "."));
+  }
+  const reasons = why(s);
+  if (reasons.length) parts.push(el("h3", {}, "Why"), el("ul", { class: "why" }, ...reasons));
+  if (open && (group.length > 1 || state.single === pairKey(s))) {
+    parts.push(el("p", { class: "group", id: "detail-group" }, state.single === pairKey(s)
+      ? "One at a time: a key decides this occurrence only (g decides them all again)."
+      : `${group.length} occurrences: a key decides all of them (g: one at a time).`));
+  }
+  if (open) {
+    const button = (label, key, action) => {
+      const b = el("button", { type: "button", "data-key": key }, `${label} `, el("kbd", {}, key));
+      b.addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key: action })));
+      return b;
+    };
+    parts.push(el("div", { class: "actions" },
+      button("Accept", "a", "a"), button("Edit", "e", "e"),
+      button(s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject", "r", "r")));
+  } else {
+    parts.push(el("p", { class: "hint" }, "Decided. u (or Ctrl+Z) undoes your last decisions."));
+  }
+  $("#detail").replaceChildren(...parts);
+}

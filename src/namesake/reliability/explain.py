@@ -1,0 +1,29 @@
+"""What each stored signal says to a reviewer: the review page's "why", written once, on the server."""
+
+from __future__ import annotations
+
+from namesake.reliability.reading import GAIN
+
+# In the order a reviewer finds them telling: the page shows the first three present as "why".
+REASONS: dict[str, str] = {
+    "remembered": "you fixed this before",
+    GAIN: "reads better in its sentence",
+    "memory_bonus": "the memory backs it",
+    "rag": "in the meeting's name list",
+    "edit": "spelled almost the same",
+    "phonetic": "sounds the same",
+    "ctx_gain": "fits the words around it",
+    "frequency": "said often in this meeting",
+    "final_elsewhere": "written this way elsewhere here",
+    "acronym": "an acronym",
+    "capitalised": "capitalised like a name",
+    "llm": "the LLM agrees",
+    "asr": "the recogniser was unsure",
+    "spoken_form": "the written form of what was said",
+    "length": "a long name",
+}
+# A signal below zero that argues against the suggestion, and how the page says so.
+AGAINST: dict[str, str] = {
+    GAIN: "reads better as heard",
+    "ctx_gain": "the words around it fit what was heard",
+}
