@@ -74,6 +74,8 @@ class ReviewService:
     ) -> GroupResult:  # fmt: skip
         """One decision for every occurrence of an original → final pair: one memory write, counted once.
 
+        A reject may name suggestions of different pairs (the page's "reject every folded one").
+
         Every member takes the decision or none does (409 names the one that cannot); a member already
         decided that way is an idempotent repeat.
         """
@@ -87,8 +89,9 @@ class ReviewService:
             raise InvalidInputError("only an edit changes the entity type", field="entity_type")
         seen = self._load(suggestion_ids, transcript_id)
         lead = seen[0]
-        if any(pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen):
-            raise InvalidInputError("a group decision is for one original → final pair", field="suggestion_ids")
+        # accept and edit teach one correction, so they take one pair; a reject teaches nothing and takes any
+        if action != "reject" and any(pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen):
+            raise InvalidInputError("accept and edit decide one original → final pair at once", field="suggestion_ids")
         new_final = final.strip() if action == "edit" and final else lead.final
         todo = [x for x in seen if check_transition(x.status, action, same_final=new_final == x.final)]
         if not todo:

@@ -2,88 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from namesake.api.app import create_app
-from namesake.settings import Settings
-from tests.conftest import MakeRuntime, tuned
-from tests.live import live_server
+from tests.browser.conftest import AUTH, ENTITIES, KEY, analyze, playwright_api, shot, suggestions
 
 pytestmark = pytest.mark.browser
-playwright_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("CI needs Debian's chromium for the browser tests (.ci/run installs it)", pytrace=False)
-    pytest.skip("no chromium on this machine: apt-get install chromium", allow_module_level=True)
-
-KEY = "reviewer-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
-ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman Coulter"], "acronyms": ["IDT"]}
-TEXT = [
-    "Good morning, this is Reiner Blair with the results for the quarter.",
-    "Our Cytova unit grew, and Backman Coulter too, said Reiner.",
-    "Zorblax joined the call about IDT and the Cytova numbers.",
-]
-# UPDATE_SCREENSHOTS=1 writes the README's pictures of the current page
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
-
-
-@pytest.fixture
-def server(settings: Settings, make_runtime: MakeRuntime) -> Iterator[str]:
-    """A real uvicorn server on a free port, on the test database and an embedded vector store."""
-    # nothing auto-applied: every suggestion waits for the reviewer (the page's main case)
-    s = tuned(settings, namesake_api_keys=[f"{KEY}:tenant-acme"], reliability_auto_apply_threshold=0.99)
-    with live_server(create_app(s, make_runtime(s))) as base:
-        yield base
-
-
-def _analyze(base: str, tid: str, user: str = "alice") -> dict[str, Any]:
-    r = httpx.put(f"{base}/v1/transcripts/{tid}/canonical-entities", json={**ENTITIES, "user_id": user}, headers=AUTH)
-    assert r.status_code == 200, r.text
-    segments = [{"id": str(i), "text": t} for i, t in enumerate(TEXT)]
-    r = httpx.post(f"{base}/v1/reliability/analyze", headers=AUTH, timeout=60,
-                   json={"transcript_id": tid, "user_id": user, "segments": segments})  # fmt: skip
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-def _suggestions(base: str, tid: str) -> list[dict[str, Any]]:
-    return httpx.get(f"{base}/v1/transcripts/{tid}/suggestions", headers=AUTH).json()  # type: ignore[no-any-return]
-
-
-def _shot(page: Any, name: str) -> None:
-    if os.environ.get("UPDATE_SCREENSHOTS"):
-        page.screenshot(path=str(SHOTS / f"{name}.png"))
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        pg = browser.new_page(viewport={"width": 1440, "height": 860})
-        hosts: list[str] = []
-        pg.on("request", lambda req: hosts.append(urlsplit(req.url).netloc))
-        errors: list[str] = []
-        pg.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield pg
-        browser.close()
-    assert set(hosts) <= {urlsplit(server).netloc}, hosts  # no request to another host, ever
-    assert errors == []
 
 
 def test_a_wrong_key_is_refused(server: str, page: Any) -> None:
     page.goto(f"{server}/review")
-    _shot(page, "review-signin")
+    shot(page, "review-signin")
     page.fill("#key", "not-a-key")
     page.keyboard.press("Enter")
     playwright_api.expect(page.locator("#signin-error")).to_have_text("This key is not allowed.")
@@ -94,7 +26,7 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     server: str, page: Any
 ) -> None:
     expect = playwright_api.expect
-    first = _analyze(server, "call-1")
+    first = analyze(server, "call-1")
     pending = [s for s in first["suggestions"] if s["status"] == "pending"]
     assert len(pending) >= 3, first["suggestions"]  # something to review
 
@@ -106,7 +38,7 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     page.keyboard.press("Enter")  # open the selected transcript
     expect(page.locator("#transcript-title")).to_have_text("call-1")
     expect(page.locator("mark.s.pending")).to_have_count(len(pending))
-    _shot(page, "review-transcript")
+    shot(page, "review-transcript")
 
     # accept, edit, reject: one key decides every occurrence of a change; the page moves on by itself
     pairs = list(dict.fromkeys((s["original"].lower(), s["final"]) for s in pending))
@@ -122,7 +54,7 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
         expect(page.locator("#status")).to_contain_text({"a": "Accepted", "e": "Edited", "r": "Rejected"}[key])
     expect(page.locator("mark.s.pending")).to_have_count(0)
     expect(page.locator("#queue .badge").first).to_have_text("0")
-    decided = {s["id"]: s for s in _suggestions(server, "call-1")}
+    decided = {s["id"]: s for s in suggestions(server, "call-1")}
     by_pair = {pair: {decided[s["id"]]["status"] for s in pending if (s["original"].lower(), s["final"]) == pair}
                for pair in pairs}  # fmt: skip
     assert [by_pair[p] for p in pairs] == [{"validated"}, {"validated"}, *[{"rejected"}] * (len(pairs) - 2)]
@@ -146,11 +78,11 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     page.select_option("#edit-type", "ORG")
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_contain_text("Fixed: Zorblax → Zorblax Inc")
-    manual = [s for s in _suggestions(server, "call-1") if s["source"] == "manual"]
+    manual = [s for s in suggestions(server, "call-1") if s["source"] == "manual"]
     assert [(s["original"], s["final"], s["status"]) for s in manual] == [("Zorblax", "Zorblax Inc", "validated")]
 
     # the next transcript: what they taught comes back, and the page says where from
-    second = _analyze(server, "call-2")
+    second = analyze(server, "call-2")
     taught = [s for s in second["suggestions"] if s["original"] == "Zorblax"]
     assert taught and taught[0]["final"] == "Zorblax Inc"
     page.keyboard.press("/")
@@ -160,13 +92,13 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     page.locator(f"#s-{_index_of(page, 'Zorblax')}").click()
     expect(page.locator("#detail .remembered")).to_contain_text("Remembered: you taught it 1×, last on")
     expect(page.locator("#detail .remembered")).to_contain_text("call-1")
-    _shot(page, "review-remembered")
+    shot(page, "review-remembered")
 
     # the memory view: forget the manual fix; both stores lose it
     page.keyboard.press("m")
     rows = page.locator("#memory-table tbody tr")
     expect(rows.first).to_contain_text("Zorblax Inc")  # newest first
-    _shot(page, "review-memory")
+    shot(page, "review-memory")
     page.keyboard.press("x")
     expect(page.locator("#confirm")).to_be_visible()
     page.keyboard.press("Enter")
@@ -174,7 +106,7 @@ def test_a_reviewer_clears_a_transcript_by_keyboard_and_the_next_one_shows_what_
     expect(page.locator("#memory-table")).not_to_contain_text("Zorblax Inc")
     corrections = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
     assert "Zorblax" not in {c["original"] for c in corrections} and len(corrections) == 2
-    third = _analyze(server, "call-3")
+    third = analyze(server, "call-3")
     assert not [s for s in third["suggestions"] if s["original"] == "Zorblax"]
 
 
@@ -216,7 +148,7 @@ def test_a_ten_thousand_word_transcript_opens_fast(server: str, page: Any) -> No
 
 
 def test_on_a_phone_the_transcript_takes_the_width_and_hidden_parts_stay_hidden(server: str, page: Any) -> None:
-    _analyze(server, "call-1")
+    analyze(server, "call-1")
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{server}/review")
     assert page.locator("#app").is_hidden()  # [hidden] is read outside any nesting: the app waits for a key
@@ -232,7 +164,7 @@ def test_on_a_phone_the_transcript_takes_the_width_and_hidden_parts_stay_hidden(
 
 def test_pending_keys_skip_what_is_decided_and_the_progress_line_counts(server: str, page: Any) -> None:
     expect = playwright_api.expect
-    first = _analyze(server, "call-1")
+    first = analyze(server, "call-1")
     pending = sum(s["status"] == "pending" for s in first["suggestions"])
     page.goto(f"{server}/review")
     page.fill("#key", KEY)
@@ -266,8 +198,8 @@ def test_why_says_when_the_words_around_it_argue_against_the_suggestion(server: 
     page.keyboard.press("Enter")
     page.locator("#queue li", has_text=tid).click()
     expect(page.locator("#detail ul.why li.against")).to_contain_text("against: reads better as heard")
-    _shot(page, "review-why-against")
+    shot(page, "review-why-against")
     page.set_viewport_size({"width": 390, "height": 844})  # a phone: the reason against stays readable
     page.locator("#detail ul.why li.against").scroll_into_view_if_needed()
     expect(page.locator("#detail ul.why li.against")).to_be_visible()
-    _shot(page, "review-why-against-phone")
+    shot(page, "review-why-against-phone")

@@ -116,9 +116,8 @@ def test_one_decision_for_every_occurrence_is_remembered_once_and_undone_at_once
 def test_a_group_decision_is_for_one_pair_and_all_or_nothing(client: TestClient) -> None:
     suggestions = _analyze(client, "g-2")
     cytova, reiner = _one(suggestions, "Cytova"), _one(suggestions, "Reiner")
-    mixed = _post(
-        client, "/v1/transcripts/g-2/decisions", {"action": "accept", "suggestion_ids": [cytova["id"], reiner["id"]]}
-    )
+    both = [cytova["id"], reiner["id"]]
+    mixed = _post(client, "/v1/transcripts/g-2/decisions", {"action": "accept", "suggestion_ids": both})
     assert mixed.status_code == 422 and mixed.json()["error"]["field"] == "suggestion_ids"
     empty = _post(client, "/v1/transcripts/g-2/decisions", {"action": "accept", "suggestion_ids": []})
     assert empty.status_code == 422 and empty.json()["error"]["field"] == "suggestion_ids"
@@ -129,7 +128,9 @@ def test_a_group_decision_is_for_one_pair_and_all_or_nothing(client: TestClient)
     assert unknown.status_code == 404 and "00000000" in unknown.json()["error"]["message"]
     no_final = _post(client, "/v1/transcripts/g-2/decisions", {"action": "edit", "suggestion_ids": [cytova["id"]]})
     assert no_final.status_code == 422 and no_final.json()["error"]["field"] == "final"
-    _post(client, f"/v1/suggestions/{cytova['id']}/reject", {"transcript_id": "g-2"})
+    rejected = _post(client, "/v1/transcripts/g-2/decisions", {"action": "reject", "suggestion_ids": both})
+    assert {s["status"] for s in rejected.json()["suggestions"]} == {"rejected"}  # a reject takes any pairs
+    assert _post(client, f"/v1/suggestions/{reiner['id']}/reopen", {"transcript_id": "g-2"}).status_code == 200
     others = [s["id"] for s in suggestions if s["original"] == "Cytova"]
     r = _post(client, "/v1/transcripts/g-2/decisions", {"action": "accept", "suggestion_ids": others})
     assert r.status_code == 409  # one of them was rejected: none is accepted

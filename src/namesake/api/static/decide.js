@@ -4,7 +4,7 @@ import { TYPES } from "/review/assets/names.js";
 import { $, api, el, enc, isOpen, pairKey, say, state } from "/review/assets/core.js";
 import { refreshQueueCounts } from "/review/assets/queue.js";
 import { selectedSpan } from "/review/assets/select.js";
-import { groupOf, nextToDecide, openTranscript, renderTranscript, select } from "/review/assets/transcript.js";
+import { folded, groupOf, nextToDecide, openTranscript, renderTranscript, select } from "/review/assets/transcript.js";
 
 const UNDO_DEPTH = 50;
 const SAID = { accept: "Accepted", edit: "Edited", reject: "Rejected" };
@@ -12,6 +12,30 @@ const SAID = { accept: "Accepted", edit: "Edited", reject: "Rejected" };
 function remember(ids, label) {
   state.undo.push({ transcriptId: state.view.transcript_id, ids, label });
   if (state.undo.length > UNDO_DEPTH) state.undo.shift();
+}
+
+function applyChanged(changed) {
+  const byId = new Map(changed.map((s) => [s.id, s]));
+  state.order = state.order.map((s) => byId.get(s.id) || s);
+}
+
+// Reject every folded suggestion at once (under the server's threshold, most are wrong); u brings them back.
+export async function rejectFolded() {
+  const ids = state.order.filter(folded).map((s) => s.id);
+  if (!ids.length) { say("Nothing is folded", true); return; }
+  try {
+    const { data } = await api("POST", `/v1/transcripts/${enc(state.view.transcript_id)}/decisions`,
+      { action: "reject", suggestion_ids: ids });
+    applyChanged(data.suggestions);
+  } catch (err) {
+    say(err.message, true);
+    return;
+  }
+  remember(ids, `${ids.length} low-confidence suggestions`);
+  renderTranscript();
+  select(nextToDecide(state.current) ?? state.current);
+  refreshQueueCounts();
+  say(`Rejected all ${ids.length} folded`);
 }
 
 // Decide the current suggestion's group (or it alone, when opened with g); throws ApiError for the dialog.
@@ -29,8 +53,7 @@ async function send(action, extra = {}) {
     const { data } = await api("POST", `/v1/transcripts/${enc(tid)}/decisions`, { action, suggestion_ids: ids, ...extra });
     changed = data.suggestions;
   }
-  const byId = new Map(changed.map((s) => [s.id, s]));
-  state.order = state.order.map((s) => byId.get(s.id) || s);
+  applyChanged(changed);
   const s = state.order[at];
   remember(ids, `${s.original} → ${s.final}${ids.length > 1 ? ` (${ids.length}×)` : ""}`);
   renderTranscript(); // the memory is read again when the next transcript opens, not on every key

@@ -3,7 +3,7 @@
 // the reviewer is (?t=transcript&s=suggestion, or ?m=user), so reload, Back and a shared link land there.
 
 import { $, KEY_STORE, api, say, state } from "/review/assets/core.js";
-import { decide, editCurrent, fixSelection, openGroup, undoLast } from "/review/assets/decide.js";
+import { decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast } from "/review/assets/decide.js";
 import { forgetSelected, openMemory, renderMemory } from "/review/assets/memory.js";
 import { loadQueue, moveQueue, stepTranscript } from "/review/assets/queue.js";
 import { extendSelection } from "/review/assets/select.js";
@@ -126,6 +126,7 @@ function onKey(ev) {
     keys.g = () => openGroup();
     keys.o = () => toggle("byNeed", ["Pending: biggest groups first, then lowest confidence", "Pending: in text order"]);
     keys.z = () => toggle("showFolded", ["Low-confidence suggestions shown", "Low-confidence suggestions folded"]);
+    keys.R = () => rejectFolded();
     keys.u = () => undoLast();
     if (ev.shiftKey && (ev.key === "ArrowRight" || ev.key === "ArrowLeft")) {
       keys[ev.key] = () => extendSelection(ev.key === "ArrowRight" ? 1 : -1) || say("Select a suggestion first", true);

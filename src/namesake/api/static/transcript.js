@@ -25,9 +25,9 @@ export async function openTranscript(id, { keepPosition = false, suggestionId = 
   const back = state.order.findIndex((s) => s.id === wanted);
   state.current = back >= 0 ? back : nextToDecide(-1) ?? (state.order.length ? 0 : -1);
   showMode("transcript", false);
+  writeUrl(push); // before the selection below replaces it: a new transcript is a new history entry
   renderTranscript();
   renderQueue();
-  writeUrl(push);
   $("#segments").focus({ preventScroll: true }); // j / k now move through this transcript's suggestions
   return true;
 }
@@ -100,7 +100,7 @@ export function renderTranscript() {
   $("#transcript-title").textContent = v.transcript_id;
   const parts = [`${v.user_id}`, `${v.segments.length} segments`, `${decided} of ${decided + pending} decided`,
     `${state.order.length} suggestions`];
-  if (hidden) parts.push(`${hidden} below ${FOLD_BELOW.toFixed(2)} folded (z shows them)`);
+  if (hidden) parts.push(`${hidden} below ${FOLD_BELOW.toFixed(2)} folded (z shows them, R rejects them)`);
   else if (state.showFolded) parts.push(`low-confidence shown (z folds them)`);
   if (state.byNeed) parts.push("biggest groups first (o)");
   $("#transcript-meta").textContent = parts.join(" · ");
@@ -145,9 +145,10 @@ function renderSegment(seg, indexes) {
 }
 
 export function select(i, scroll = true) {
-  document.querySelectorAll("mark.current").forEach((m) => m.classList.remove("current"));
+  document.querySelectorAll("mark.current, mark.grouped").forEach((m) => m.classList.remove("current", "grouped"));
   state.current = i;
   const s = state.order[i];
+  for (const j of groupOf(i)) if (j !== i) $(`#s-${j}`)?.classList.add("grouped"); // what one key decides too
   if (!s) {
     $("#detail").replaceChildren(el("p", { class: "hint" },
       state.view ? "No suggestion in this transcript. Select words and press f to fix them by hand." : ""));
@@ -168,8 +169,9 @@ function why(s) {
     .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0]))
     .slice(0, 3)
     .map(([k, v]) => el("li", {}, `${REASONS[k]} (${Number(v).toFixed(2)})`));
-  const against = Object.keys(AGAINST).find((k) => signals[k] < 0);
-  if (against) {
+  // the first reader present speaks (the language model before word-pair counts), and only if it objects
+  const against = Object.keys(AGAINST).find((k) => k in signals);
+  if (against && signals[against] < 0) {
     reasons.push(el("li", { class: "against" }, `against: ${AGAINST[against]} (${Number(signals[against]).toFixed(2)})`));
   }
   return reasons;

@@ -1,0 +1,223 @@
+"""A reviewer's flow in Chromium: undo, one key for every occurrence, fix anything, the URL, triage, key count."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.browser.conftest import AUTH, analyze, playwright_api, shot, sign_in, suggestions
+
+pytestmark = pytest.mark.browser
+DEV_CALL = Path(__file__).resolve().parents[1] / "data" / "dev_call.json.gz"
+
+
+def _memory(server: str) -> dict[str, int]:
+    corrections = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
+    return {f"{c['original']}→{c['final']}": c["frequency"] for c in corrections}
+
+
+def _open(page: Any, server: str, tid: str) -> None:
+    sign_in(page, server)
+    page.locator("#queue li", has_text=tid).click()
+    playwright_api.expect(page.locator("#transcript-title")).to_have_text(tid)
+
+
+def test_undo_takes_back_a_decision_and_what_it_taught(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    first = analyze(server, "call-1")
+    pending = sum(s["status"] == "pending" for s in first["suggestions"])
+    _open(page, server, "call-1")
+    page.keyboard.press("a")
+    expect(page.locator("#status")).to_contain_text("Accepted")
+    assert len(_memory(server)) == 1
+    page.keyboard.press("r")
+    expect(page.locator("#status")).to_contain_text("Rejected")
+    page.keyboard.press("Control+z")  # the reject first, newest first
+    expect(page.locator("#status")).to_contain_text("Undone")
+    page.keyboard.press("u")
+    expect(page.locator("#status")).to_contain_text("Undone")
+    expect(page.locator("#transcript-meta")).to_contain_text(f"0 of {pending} decided")
+    expect(page.locator("mark.s.pending")).to_have_count(pending)
+    assert _memory(server) == {}  # the accept's memory write is gone with it
+    assert {s["status"] for s in suggestions(server, "call-1")} == {"pending"}
+    page.keyboard.press("u")
+    expect(page.locator("#status")).to_contain_text("Nothing to undo")
+    page.keyboard.press("a")  # the first one accepted, the page moves on
+    expect(page.locator("#detail h2")).to_have_text("Suggestion 2 of 5")
+    page.keyboard.press("k")  # back on the accepted one: the page says how to undo it
+    expect(page.locator("#detail")).to_contain_text("u (or Ctrl+Z) undoes")
+    shot(page, "review-undo")
+
+
+def test_one_key_decides_every_occurrence_and_g_opens_the_group(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    first = analyze(server, "call-1")
+    cytova = [s for s in first["suggestions"] if s["original"] == "Cytova"]
+    assert len(cytova) == 2 and {s["status"] for s in cytova} == {"pending"}
+    _open(page, server, "call-1")
+    page.locator("mark.s[title^='Cytova ']").first.click()
+    expect(page.locator("#detail-group")).to_contain_text("2 occurrences")
+    shot(page, "review-group")
+    page.keyboard.press("a")
+    expect(page.locator("#status")).to_contain_text("Accepted all 2")
+    statuses = {s["id"]: s["status"] for s in suggestions(server, "call-1")}
+    assert [statuses[s["id"]] for s in cytova] == ["validated", "validated"]
+    assert _memory(server)["Cytova→Cytiva"] == 1  # counted once
+    page.keyboard.press("u")
+    expect(page.locator("#status")).to_contain_text("Undone: Cytova → Cytiva (2×)")
+    page.locator("mark.s[title^='Cytova ']").first.click()
+    page.keyboard.press("g")  # one at a time
+    page.keyboard.press("r")
+    statuses = {s["id"]: s["status"] for s in suggestions(server, "call-1")}
+    assert sorted(statuses[s["id"]] for s in cytova) == ["pending", "rejected"]
+
+
+def test_words_over_a_suggestion_are_fixed_from_the_keyboard_and_a_refused_value_stays(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    first = analyze(server, "call-1")
+    (backman,) = [s for s in first["suggestions"] if s["original"] == "Backman"]
+    _open(page, server, "call-1")
+    page.locator("mark.s[title^='Backman ']").click()
+    page.keyboard.press("Shift+ArrowRight")  # the suggestion and the next word
+    page.keyboard.press("f")
+    expect(page.locator("#edit-dialog")).to_be_visible()
+    expect(page.locator("#edit-original")).to_have_text("Heard: Backman Coulter")
+    page.fill("#edit-final", "x" * 300)
+    page.keyboard.press("Enter")
+    expect(page.locator("#edit-error")).to_contain_text("the limit is")  # refused: the dialog keeps the text
+    expect(page.locator("#edit-dialog")).to_be_visible()
+    assert page.input_value("#edit-final") == "x" * 300
+    page.fill("#edit-final", "Beckman Coulter Inc")
+    page.focus("#edit-type")
+    page.keyboard.press("ArrowUp")  # KEYWORD → ACRONYM … the list stays closed, Enter saves from here
+    page.select_option("#edit-type", "ORG")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Fixed: Backman Coulter → Beckman Coulter Inc")
+    rows = {s["id"]: s for s in suggestions(server, "call-1")}
+    manual = [s for s in rows.values() if s["source"] == "manual"]
+    assert [(s["original"], s["final"], s["entity_type"]) for s in manual] == [
+        ("Backman Coulter", "Beckman Coulter Inc", "ORG")]  # fmt: skip
+    assert rows[backman["id"]]["status"] == "rejected"  # replaced by the fix
+    page.keyboard.press("u")  # and back
+    expect(page.locator("#status")).to_contain_text("Undone")
+    rows = {s["id"]: s for s in suggestions(server, "call-1")}
+    assert rows[backman["id"]]["status"] == "pending" and not [s for s in rows.values() if s["source"] == "manual"]
+
+
+def test_edit_changes_the_type_too(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    analyze(server, "call-1")
+    _open(page, server, "call-1")
+    page.locator("mark.s[title^='Zorblax '], mark.s[title^='Reiner ']").first.click()
+    page.keyboard.press("g")
+    page.keyboard.press("e")
+    page.select_option("#edit-type", "ORG")
+    page.focus("#edit-type")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Edited")
+    corrections = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
+    assert [c["entity_type"] for c in corrections] == ["ORG"]
+
+
+def test_the_url_keeps_the_place_through_reload_back_and_a_shared_link(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    analyze(server, "call-1")
+    analyze(server, "call-2")
+    _open(page, server, "call-1")
+    page.keyboard.press("J")
+    selected = page.locator("#detail h2").inner_text()
+    assert re.search(r"[?&]t=call-1&s=[0-9a-f-]{36}", page.url), page.url
+    page.reload()
+    expect(page.locator("#transcript-title")).to_have_text("call-1")
+    expect(page.locator("#detail h2")).to_have_text(selected)
+    page.locator("#queue li", has_text="call-2").click()
+    expect(page.locator("#transcript-title")).to_have_text("call-2")
+    page.go_back()
+    expect(page.locator("#transcript-title")).to_have_text("call-1")
+    expect(page.locator("#detail h2")).to_have_text(selected)
+    page.go_back()  # before the first transcript: the queue, still in the app
+    expect(page.locator("#queue li").first).to_be_visible()
+    assert page.url.endswith("/review")
+    page.go_forward()
+    expect(page.locator("#transcript-title")).to_have_text("call-1")
+    link = page.url
+    other = page.context.browser.new_page()  # a colleague with the link signs in and lands there
+    other.goto(link)
+    other.fill("#key", "reviewer-key")
+    other.keyboard.press("Enter")
+    expect(other.locator("#transcript-title")).to_have_text("call-1")
+    expect(other.locator("#detail h2")).to_have_text(selected)
+
+
+@pytest.mark.server(review_fold_below=0.99)
+def test_low_confidence_is_folded_behind_a_count_and_rejected_with_one_key(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    first = analyze(server, "call-1")
+    pending = sum(s["status"] == "pending" for s in first["suggestions"])
+    _open(page, server, "call-1")
+    expect(page.locator("#transcript-meta")).to_contain_text(f"{pending} below 0.99 folded")
+    expect(page.locator("mark.s.folded")).to_have_count(pending)
+    page.keyboard.press("z")
+    expect(page.locator("mark.s.folded")).to_have_count(0)
+    page.keyboard.press("z")
+    page.keyboard.press("R")
+    expect(page.locator("#status")).to_contain_text(f"Rejected all {pending} folded")
+    assert {s["status"] for s in suggestions(server, "call-1")} == {"rejected"}
+    page.keyboard.press("u")
+    expect(page.locator("mark.s.folded")).to_have_count(pending)
+
+
+@pytest.mark.server(reliability_auto_apply_threshold=0.5)
+def test_a_dev_call_is_decided_in_at_most_half_the_key_presses(server: str, page: Any) -> None:
+    """A scripted reviewer decides every pending suggestion of a 9,000-word Earnings-21 call, keys counted.
+
+    Before: one key per pending suggestion (the page moved on by itself), plus Enter to open the call.
+    """
+    call = json.loads(gzip.decompress(DEV_CALL.read_bytes()))
+    r = httpx.put(f"{server}/v1/transcripts/dev-call/canonical-entities", headers=AUTH,
+                  json={**call["canonical_entities"], "user_id": "alice"})  # fmt: skip
+    assert r.status_code == 200, r.text
+    r = httpx.post(f"{server}/v1/reliability/analyze", headers=AUTH, timeout=300,
+                   json={"transcript_id": "dev-call", "user_id": "alice", "segments": call["segments"]})  # fmt: skip
+    assert r.status_code == 200, r.text
+    pending = [s for s in r.json()["suggestions"] if s["status"] == "pending"]
+    assert len(pending) >= 20, len(pending)
+    before = len(pending) + 1
+    sign_in(page, server)
+    playwright_api.expect(page.locator("#queue li").first).to_contain_text("dev-call")
+    presses = 0
+
+    def press(key: str) -> None:
+        nonlocal presses
+        presses += 1
+        page.keyboard.press(key)
+
+    press("Enter")
+    playwright_api.expect(page.locator("#transcript-title")).to_have_text("dev-call")
+    auto = page.locator("mark.s.auto_applied")
+    assert auto.count() > 0 and page.locator("mark.s.auto_applied.unsure, mark.s.auto_applied.likely").count() > 0
+    shot(page, "review-dev-call")
+    while page.locator("mark.s.pending:not(.folded)").count():
+        current = page.locator("mark.s.current")
+        assert "pending" in (current.get_attribute("class") or ""), "the page did not move to what is left"
+        confidence = float(page.locator("#detail dd").nth(2).inner_text().split()[0])
+        press("a" if confidence >= 0.4 else "r")
+        moved = ("(n) => document.querySelector('mark.s.current')?.id !== n"
+                 " || !document.querySelector('mark.s.pending:not(.folded)')")  # fmt: skip
+        page.wait_for_function(moved, arg=current.get_attribute("id"))
+    if page.locator("mark.s.folded").count():
+        press("R")
+        playwright_api.expect(page.locator("#status")).to_contain_text("folded")
+    playwright_api.expect(page.locator("mark.s.pending")).to_have_count(0)
+    assert all(s["status"] != "pending" for s in suggestions(server, "dev-call"))
+    print(f"key presses: {presses} against {before} before ({presses / before:.0%}), {len(pending)} pending")
+    assert presses * 2 <= before
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("mark.s.current").scroll_into_view_if_needed()
+    shot(page, "review-phone")
