@@ -16,6 +16,7 @@ from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_ent
 from namesake.corrections_memory.repository import active_corrections_in
 from namesake.errors import WorkerError
 from namesake.language_model import build_context_model
+from namesake.refusals import refused_pairs_in
 from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
@@ -25,7 +26,7 @@ from namesake.runtime import Runtime
 from namesake.settings import Settings
 from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
-from namesake.transcripts import TranscriptStore, TranscriptView, refused_pairs_in
+from namesake.transcripts import TranscriptStore, TranscriptView
 
 # What BLAS libraries read for their thread count when they load (in a worker: when it starts).
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

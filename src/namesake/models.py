@@ -58,6 +58,16 @@ class User(Base):
     correction_seq: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default=text("0"))
 
 
+class ForgottenRefusal(Base):
+    """A refusal the user took back at `forgotten_at`: rejections decided before it no longer count."""
+
+    __tablename__ = "forgotten_refusals"
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    original_norm: Mapped[str] = mapped_column(Text, primary_key=True)  # memory_policy.refusal_key's two parts
+    final_key: Mapped[str] = mapped_column(Text, primary_key=True)
+    forgotten_at: Mapped[datetime] = _now()
+
+
 class ErasedUser(Base):
     """A tombstone: the user was erased at `erased_at`; a write for them is refused for ERASURE_GRACE_SECONDS.
 

@@ -19,6 +19,7 @@ from namesake.errors import NamesakeError
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
 from namesake.metrics import Metrics
+from namesake.refusals import Refusal, forget_refusal, list_refusals
 from namesake.retention import TranscriptDeletion, delete_transcript
 from namesake.review import ReviewService
 from namesake.runtime import Runtime
@@ -70,6 +71,14 @@ class Services:
         """Forget one correction (and the history of that original) in both stores."""
         rt = self.runtime
         return forget_correction(rt.db, rt.vectors, user_id, correction_id, rt.settings.erasure_grace_seconds)
+
+    def refusals(self, user_id: str) -> list[Refusal]:
+        """The pairs the user rejected that still stand (never proposed to them again), last refused first."""
+        return list_refusals(self.runtime.db, user_id)
+
+    def forget_refusal(self, user_id: str, original: str, final: str) -> Refusal:
+        """Take a refusal back: the pair may be proposed to the user again."""
+        return forget_refusal(self.runtime.db, user_id, original, final)
 
     def readiness(self) -> dict[str, str]:
         """Each store "ok" or "failed" (the reason goes to the log): what /readyz answers."""

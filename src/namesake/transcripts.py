@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 from namesake.db import Database
 from namesake.errors import ConflictError, NotFoundError
 from namesake.models import SuggestionRow, Transcript
-from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.tenancy import SEPARATOR
 from namesake.users import claim_user, hold_collections_shared
@@ -103,16 +102,6 @@ class TranscriptView:
         }  # fmt: skip
 
 
-def refused_pairs_in(s: Session, user_id: str) -> set[tuple[str, str]]:
-    """The user's refused pairs, read in session `s` (TranscriptStore.refused_pairs)."""
-    rows = s.execute(
-        select(SuggestionRow.original, SuggestionRow.final)
-        .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
-        .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
-    ).all()
-    return {refusal_key(o, f) for o, f in rows}
-
-
 class TranscriptStore:
     """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
 
@@ -135,11 +124,6 @@ class TranscriptStore:
             ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
             hold_collections_shared(s)
             yield s  # the unit's session: what else the caller reads for this transcript, in one transaction
-
-    def refused_pairs(self, user_id: str) -> set[tuple[str, str]]:
-        """(normalised original, compact final) pairs this user rejected: never proposed to them again."""
-        with self.db.session() as s:
-            return refused_pairs_in(s, user_id)
 
     def save_suggestions(
         self,

@@ -221,3 +221,27 @@ def test_a_dev_call_is_decided_in_at_most_half_the_key_presses(server: str, page
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("mark.s.current").scroll_into_view_if_needed()
     shot(page, "review-phone")
+
+
+def test_the_page_says_what_was_taught_and_refused_and_a_refusal_can_be_taken_back(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    post = lambda path, body: httpx.post(f"{server}{path}", json=body, headers=AUTH)  # noqa: E731
+    cytova = lambda result: [s["id"] for s in result["suggestions"] if s["original"] == "Cytova"]  # noqa: E731
+    post("/v1/transcripts/call-1/decisions", {"action": "accept", "suggestion_ids": cytova(analyze(server, "call-1"))})
+    post("/v1/transcripts/call-2/decisions", {"action": "reject", "suggestion_ids": cytova(analyze(server, "call-2"))})
+    third = cytova(analyze(server, "call-3"))
+    assert third, "taught and refused: the signals alone decide, and here they propose it"
+    _open(page, server, "call-3")
+    page.locator("mark.s[title^='Cytova ']").first.click()
+    expect(page.locator("#detail .remembered")).to_contain_text("you taught it 1×")  # a group: counted once
+    expect(page.locator("#detail .refused")).to_contain_text("You refused it 1×")
+    page.keyboard.press("m")
+    row = page.locator("#refusals-table tbody tr", has_text="Cytova")
+    expect(row).to_contain_text("1")
+    shot(page, "review-memory-refused")
+    row.locator("button").click()
+    expect(page.locator("#confirm")).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Taken back: Cytova → Cytiva")
+    expect(page.locator("#refusals-table")).to_contain_text("Nothing refused.")
+    assert httpx.get(f"{server}/v1/users/alice/refusals", headers=AUTH).json() == []

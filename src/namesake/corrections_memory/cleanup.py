@@ -12,7 +12,7 @@ from namesake.canonical_index import drop_transcript_entities
 from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.db import Database
-from namesake.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
+from namesake.models import CanonicalVocabulary, CorrectionMirror, ForgottenRefusal, SuggestionRow, Transcript, User
 from namesake.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.users import mark_erased, user_lock_key
 from namesake.vectors.base import VectorStore
@@ -51,6 +51,9 @@ class CorrectionsMemoryCleanup:
                 ),
                 "corrections": int(s.scalar(select(func.count()).where(CorrectionMirror.user_id == user_id)) or 0),
                 "vocabulary": int(s.scalar(select(func.count()).where(CanonicalVocabulary.user_id == user_id)) or 0),
+                "forgotten_refusals": int(
+                    s.scalar(select(func.count()).where(ForgottenRefusal.user_id == user_id)) or 0
+                ),
             }
 
     def _points(self, user_id: str) -> int:

@@ -44,6 +44,24 @@ def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correcti
     return scope.outward_json(receipt.as_json())
 
 
+@router.get("/users/{user_id}/refusals")
+def refusals(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> list[dict[str, Any]]:
+    """The pairs the user rejected, never proposed to them again: last refused first, with how many decisions."""
+    return [r.as_json() for r in services.refusals(scope.inward(user_id, "user_id"))]
+
+
+@router.delete("/users/{user_id}/refusals", responses=errors(404))
+def forget_refusal(
+    services: ServicesDep,
+    scope: ScopeDep,
+    user_id: Identifier,
+    original: Annotated[str, Query(min_length=1, max_length=1000, description="the words heard, as listed")],
+    final: Annotated[str, Query(min_length=1, max_length=1000, description="the refused final, as listed")],
+) -> dict[str, Any]:
+    """Take a refusal back: the pair may be proposed again, until the user rejects it again."""
+    return services.forget_refusal(scope.inward(user_id, "user_id"), original, final).as_json()
+
+
 @router.get("/users/{user_id}/vocabulary")
 def vocabulary(
     services: ServicesDep,

@@ -10,7 +10,9 @@ export const state = {
   queue: [], queueIndex: 0,
   view: null, order: [], current: -1,
   memory: [], memoryUser: null, memoryNext: null, memoryIndex: 0,
-  taught: new Map(), // "original|final" (lowercased) → correction, for "remembered from your fix on …"
+  taught: new Map(), // "original|final" (lowercased) → correction, for "remembered: you taught it N×"
+  refused: new Map(), // the same key → the user's standing refusal of the pair
+  refusals: [], // the memory view's list of refusals
   mode: "transcript",
   chain: Promise.resolve(),
   undo: [], // the last decisions, newest last: { transcriptId, ids, label }

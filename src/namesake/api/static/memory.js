@@ -18,6 +18,7 @@ export async function openMemory(more = false, named = null, push = true) {
     state.memoryNext = headers.get("X-Next-Before");
     state.memoryUser = user;
     if (!more) state.memoryIndex = 0;
+    state.refusals = (await api("GET", `/v1/users/${enc(user)}/refusals`)).data;
     const vocab = (await api("GET", `/v1/users/${enc(user)}/vocabulary?format=json`)).data;
     $("#vocabulary").replaceChildren(...vocab.terms.filter((t) => t.sources.includes("promoted"))
       .map((t) => el("li", {}, `${t.term} · ${t.entity_type}`)));
@@ -52,19 +53,51 @@ export function renderMemory() {
   if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 9, class: "hint" }, "Nothing taught yet.")));
   $("#memory-table tbody").replaceChildren(...rows);
   $("#memory-more").hidden = !state.memoryNext;
+  renderRefusals();
   document.querySelector("#memory-table tr.selected")?.scrollIntoView({ block: "nearest" });
 }
 
-export async function forgetSelected() {
-  const c = state.memory[state.memoryIndex];
-  if (!c) return;
-  $("#confirm-text").textContent = `Forget “${c.original} → ${c.final}”? It will not come back for ${state.memoryUser}.`;
+async function confirmed(text) {
+  $("#confirm-text").textContent = text;
   const dialog = $("#confirm");
   dialog.returnValue = "";
   dialog.showModal();
   $("#confirm-ok").focus();
   await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
-  if (dialog.returnValue !== "ok") return;
+  return dialog.returnValue === "ok";
+}
+
+// What the user refused: never proposed to them again until they take it back here.
+function renderRefusals() {
+  const rows = (state.refusals || []).map((r, i) => {
+    const forget = el("button", { type: "button", "data-i": String(i) }, "Take back");
+    forget.addEventListener("click", () => forgetRefusal(r));
+    return el("tr", {}, el("td", {}, r.original), el("td", {}, r.final), el("td", {}, String(r.times)),
+      el("td", {}, new Date(r.last_refused_at).toLocaleDateString()), el("td", {}, forget));
+  });
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 5, class: "hint" }, "Nothing refused.")));
+  $("#refusals-table tbody").replaceChildren(...rows);
+}
+
+async function forgetRefusal(r) {
+  if (!(await confirmed(`Take back the refusal of “${r.original} → ${r.final}”? It may be proposed to ` +
+    `${state.memoryUser} again.`))) return;
+  try {
+    await api("DELETE", `/v1/users/${enc(state.memoryUser)}/refusals?` +
+      new URLSearchParams({ original: r.original, final: r.final }));
+  } catch (err) {
+    say(err.message, true);
+    return;
+  }
+  state.refusals = state.refusals.filter((x) => x !== r);
+  renderRefusals();
+  say(`Taken back: ${r.original} → ${r.final} may be proposed again`);
+}
+
+export async function forgetSelected() {
+  const c = state.memory[state.memoryIndex];
+  if (!c) return;
+  if (!(await confirmed(`Forget “${c.original} → ${c.final}”? It will not come back for ${state.memoryUser}.`))) return;
   try {
     const { data } = await api("DELETE", `/v1/users/${enc(state.memoryUser)}/corrections/${c.id}`);
     say(`Forgotten: ${data.original} → ${data.final}`);

@@ -32,12 +32,16 @@ export async function openTranscript(id, { keepPosition = false, suggestionId = 
   return true;
 }
 
+// What the user taught and refused, for "remembered: taught N×, refused M×" (read when a transcript opens).
 async function loadTaught(user) {
   try {
-    const { data } = await api("GET", `/v1/users/${enc(user)}/corrections?limit=1000`);
-    state.taught = new Map(data.map((c) => [memoryKey(c.original, c.final), c]));
+    const [taught, refused] = await Promise.all([
+      api("GET", `/v1/users/${enc(user)}/corrections?limit=1000`), api("GET", `/v1/users/${enc(user)}/refusals`)]);
+    state.taught = new Map(taught.data.map((c) => [memoryKey(c.original, c.final), c]));
+    state.refused = new Map(refused.data.map((r) => [memoryKey(r.original, r.final), r]));
   } catch {
     state.taught = new Map();
+    state.refused = new Map();
   }
 }
 
@@ -194,6 +198,11 @@ function renderDetail(s) {
     parts.push(el("p", { class: "remembered" },
       `Remembered: you taught it ${taught.frequency}×, last on ${new Date(taught.updated_at).toLocaleDateString()}` +
       (taught.transcript_id ? ` in ${taught.transcript_id}` : "") + "."));
+  }
+  const refused = state.refused.get(memoryKey(s.original, s.final));
+  if (refused) {
+    parts.push(el("p", { class: "refused" }, `You refused it ${refused.times}×, last on ` +
+      `${new Date(refused.last_refused_at).toLocaleDateString()}` + (taught ? ": the signals alone decide." : ".")));
   }
   const reasons = why(s);
   if (reasons.length) parts.push(el("h3", {}, "Why"), el("ul", { class: "why" }, ...reasons));

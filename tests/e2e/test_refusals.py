@@ -1,0 +1,72 @@
+"""A user's refusals over HTTP: listed as decided, never proposed again, taken back, refused again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from namesake.api.app import create_app
+from namesake.settings import Settings
+from tests.conftest import MakeRuntime, tuned
+
+KEY = "test-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+ENTITIES = {"orgs": ["Cytiva", "Beckman Coulter"]}
+TEXT = ["Our Cytova unit grew, and Backman Coulter too.", "The Cytova team met Backman Coulter."]
+
+
+@pytest.fixture
+def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
+    s = tuned(settings, namesake_api_keys=[KEY])
+    with TestClient(create_app(s, make_runtime(s))) as c:
+        yield c
+
+
+def _analyze(client: TestClient, tid: str) -> list[dict[str, Any]]:
+    r = client.put(f"/v1/transcripts/{tid}/canonical-entities", json={**ENTITIES, "user_id": "alice"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    body = {
+        "transcript_id": tid,
+        "user_id": "alice",
+        "segments": [{"id": str(i), "text": t} for i, t in enumerate(TEXT)],
+    }
+    return list(client.post("/v1/reliability/analyze", json=body, headers=AUTH).json()["suggestions"])
+
+
+def _backman(suggestions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [s for s in suggestions if s["original"] == "Backman"]
+
+
+def test_a_refusal_is_listed_counted_by_decision_taken_back_and_refused_again(client: TestClient) -> None:
+    first = _backman(_analyze(client, "r-1"))
+    assert len(first) == 2
+    r = client.post("/v1/transcripts/r-1/decisions", headers=AUTH,
+                    json={"action": "reject", "suggestion_ids": [s["id"] for s in first]})  # fmt: skip
+    assert r.status_code == 200
+    (refusal,) = client.get("/v1/users/alice/refusals", headers=AUTH).json()
+    assert (refusal["original"], refusal["final"], refusal["times"]) == ("Backman", first[0]["final"], 1)
+    assert not _backman(_analyze(client, "r-2"))  # never proposed again
+    gone = client.delete("/v1/users/alice/refusals", params={"original": "Backman", "final": first[0]["final"]},
+                         headers=AUTH)  # fmt: skip
+    assert gone.status_code == 200 and gone.json()["original"] == "Backman"
+    assert client.get("/v1/users/alice/refusals", headers=AUTH).json() == []
+    again = _backman(_analyze(client, "r-3"))
+    assert again, "taken back: proposed again"
+    client.post(f"/v1/suggestions/{again[0]['id']}/reject", json={"transcript_id": "r-3"}, headers=AUTH)
+    assert [r["times"] for r in client.get("/v1/users/alice/refusals", headers=AUTH).json()] == [1]
+    assert not _backman(_analyze(client, "r-4"))  # refused again
+
+
+def test_forgetting_a_refusal_that_does_not_stand_is_404_and_erasure_takes_them(client: TestClient) -> None:
+    r = client.delete("/v1/users/alice/refusals", params={"original": "Backman", "final": "Beckman"}, headers=AUTH)
+    assert r.status_code == 404 and r.json()["error"]["field"] == "original"
+    missing = client.delete("/v1/users/alice/refusals", params={"original": "Backman"}, headers=AUTH)
+    assert missing.status_code == 422 and missing.json()["error"]["field"] == "final"
+    first = _backman(_analyze(client, "e-1"))
+    client.post(f"/v1/suggestions/{first[0]['id']}/reject", json={"transcript_id": "e-1"}, headers=AUTH)
+    client.delete("/v1/users/alice/refusals", params={"original": "Backman", "final": first[0]["final"]}, headers=AUTH)
+    receipt = client.delete("/v1/users/alice", headers=AUTH).json()
+    assert receipt["deleted"]["rows"]["forgotten_refusals"] == 1 and receipt["remaining"]["rows"] == 0
