@@ -29,6 +29,7 @@ import numpy as np
 
 from _common import bench_file, bench_segments
 from calibrate import NOT_LEARNED, TREES, best_per_span, export, harm_weight, label, labelled_candidates, yardstick
+from fold_models import write_fold_models
 from namesake.language_model import load_sentence_scorer
 from namesake.reliability.ports import Window
 from namesake.reliability.reading import GAIN, STAGE1, reads, window_of
@@ -122,6 +123,7 @@ def main() -> None:
     ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
+    ap.add_argument("--fold-models", type=Path, help="also write both trees fitted without each fold's calls here")
     a = ap.parse_args()
     a.gains_cache.parent.mkdir(parents=True, exist_ok=True)
     settings = Settings()
@@ -197,6 +199,11 @@ def main() -> None:
         "fitted": dt.date.today().isoformat(),
     }
     data = export(model, names2, meta)
+    if a.fold_models:
+        write_fold_models(
+            a.fold_models, first=(x, y, w, features), second=(x2, y[read], w2, names2), groups=groups, read=read,
+            folds=a.folds, meta=meta,
+        )  # fmt: skip
     ours = TreeModel.from_json(data).logits([dict(zip(names2, row, strict=True)) for row in x2[:2000].tolist()])
     if not np.allclose(ours, model.decision_function(x2[:2000]), atol=1e-6):
         sys.exit("exported reading trees disagree with scikit-learn")

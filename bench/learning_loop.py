@@ -159,6 +159,12 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=10**9)
     ap.add_argument("--out", type=Path, default=Path("bench/out"))
     ap.add_argument(
+        "--fold-models",
+        type=Path,
+        help="per-fold scorers (calibrate_reading.py --fold-models): each "
+        "call analysed by trees fitted without it; without this, the shipped trees (in-sample on the dev file)",
+    )
+    ap.add_argument(
         "--leave-auto",
         action="store_true",
         help="the reviewer leaves right auto-applied fixes untouched (they teach nothing) instead of accepting",
@@ -166,34 +172,40 @@ def main() -> None:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     split = bench_file(a.file)
-    settings = Settings(namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-loop-")), namesake_api_keys=[KEY],
-                        max_request_bytes=10**9)  # fmt: skip
+    base = {"namesake_api_keys": [KEY], "max_request_bytes": 10**9}
     second_split = a.out / "learning_second_half.jsonl"
     with_mem, without = a.out / "learning_with_memory.jsonl", a.out / "learning_without_memory.jsonl"
     totals = {"accept": 0, "edit": 0, "reject": 0, "manual": 0}
     rep = {label: {"repeated": 0, "fixed_auto": 0, "suggested": 0} for label in ("with memory", "fresh user")}
     missed: list[dict[str, Any]] = []  # repeated mistakes the memory did not fix automatically, for reading
-    with TestClient(create_app(settings)) as client, gzip.open(split, "rt") as src, second_split.open("w") as s2, \
-            with_mem.open("w") as pm, without.open("w") as pw:  # fmt: skip
-        for n, line in enumerate(src):
-            if n >= a.limit:
-                break
-            t = json.loads(line)
-            half = len(t["segments"]) // 2
-            first, second = t["segments"][:half], t["segments"][half:]
-            user = "reviewer-" + t["transcript_id"]
-            taught: set[tuple[str, str]] = set()
-            for k, v in review_first_half(client, t, first, user, taught, leave_auto=a.leave_auto).items():
-                totals[k] += v
-            mine = analyze_second_half(client, t, second, user, "second")
-            fresh = analyze_second_half(client, t, second, "fresh-" + t["transcript_id"], "fresh")
-            for label, pred in (("with memory", mine), ("fresh user", fresh)):
-                for k, v in repeated(t, second, taught, pred, missed if label == "with memory" else None).items():
-                    rep[label][k] += v
-            pm.write(json.dumps(mine) + "\n")
-            pw.write(json.dumps(fresh) + "\n")
-            s2.write(json.dumps({**t, "segments": second}) + "\n")
-            print(f"\r{n + 1} transcripts", end="", file=sys.stderr, flush=True)
+    with gzip.open(split, "rt") as src:
+        calls = [json.loads(line) for n, line in enumerate(src) if n < a.limit]
+    with second_split.open("w") as s2, with_mem.open("w") as pm, without.open("w") as pw:
+        done = 0
+        for fold, model_settings in scorers(a.fold_models, calls):
+            mine_calls = [t for t in calls if fold is None or fold_of(a.fold_models, t) == fold]
+            data_dir = Path(tempfile.mkdtemp(prefix="namesake-loop-"))
+            app_settings = Settings.model_validate({**base, **model_settings, "namesake_data_dir": data_dir})
+            with TestClient(create_app(app_settings)) as client:
+                for t in mine_calls:
+                    half = len(t["segments"]) // 2
+                    first, second = t["segments"][:half], t["segments"][half:]
+                    user = "reviewer-" + t["transcript_id"]
+                    taught: set[tuple[str, str]] = set()
+                    for k, v in review_first_half(client, t, first, user, taught, leave_auto=a.leave_auto).items():
+                        totals[k] += v
+                    mine = analyze_second_half(client, t, second, user, "second")
+                    fresh = analyze_second_half(client, t, second, "fresh-" + t["transcript_id"], "fresh")
+                    for label, pred in (("with memory", mine), ("fresh user", fresh)):
+                        for k, v in repeated(
+                            t, second, taught, pred, missed if label == "with memory" else None
+                        ).items():
+                            rep[label][k] += v
+                    pm.write(json.dumps({**mine, "taught": sorted(taught)}) + "\n")
+                    pw.write(json.dumps(fresh) + "\n")
+                    s2.write(json.dumps({**t, "segments": second}) + "\n")
+                    done += 1
+                    print(f"\r{done} transcripts", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     with (a.out / "learning_missed.jsonl").open("w") as fh:
         fh.writelines(json.dumps(m) + "\n" for m in missed)
@@ -212,6 +224,23 @@ def main() -> None:
             f"| {label} | {c['repeated']} | {c['fixed_auto'] / n:.1%} | {c['suggested'] / n:.1%} | "
             f"{r['EER_auto']:.4f} | {r['EER_oracle']:.4f} | {fmt(r['harm_auto'])} | {fmt(r['precision_auto_ref'])} |"
         )
+
+
+def fold_of(folder: Path, t: dict[str, Any]) -> int:
+    """The fold that held this call out (folds.json, by call group)."""
+    folds = json.loads((folder / "folds.json").read_text())["fold_of_group"]
+    return int(folds[str(t["group"])])
+
+
+def scorers(folder: Path | None, calls: list[dict[str, Any]]) -> list[tuple[int | None, dict[str, Any]]]:
+    """(fold, settings update) per scorer to run: one per fold that holds some of these calls, or the shipped one."""
+    if folder is None:
+        return [(None, {})]
+    if not (folder / "folds.json").exists():
+        raise SystemExit(f"no folds.json in {folder}: run calibrate_reading.py --fold-models {folder}")
+    wanted = sorted({fold_of(folder, t) for t in calls})
+    return [(k, {"reliability_scorer_model": folder / f"fold-{k}.scorer.json",
+                 "reliability_reading_model": folder / f"fold-{k}.reading.json"}) for k in wanted]  # fmt: skip
 
 
 def fmt(v: float | None) -> str:

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from namesake.reliability.types import Candidate, Decision, RememberedCorrection
 from namesake.settings import Settings
 from namesake.text import compact, normalise
+
+# The learned policy: when a remembered fix may apply by itself (bench/calibrate_memory.py writes it).
+BUNDLED_MEMORY_MODEL = Path(__file__).with_name("memory_model.json")
 
 # How close a window must be to an original the user corrected to get that user's final proposed.
 REMEMBERED_MIN_SIMILARITY = 0.8
@@ -208,3 +212,21 @@ def memory_bounds(c: Candidate, evidence: float, decision: Decision, auto_apply:
     if decision is Decision.AUTO_APPLIED and evidence < auto_apply:
         return Decision.PENDING
     return decision
+
+
+def policy_features(audit: dict[str, float], evidence: float) -> dict[str, float]:
+    """What the learned policy reads of a memory-matched candidate: its stored signals (Candidate.audit) and
+    the evidence of its other signals, before the memory's bonus."""
+    ev = min(max(evidence, 1e-4), 1 - 1e-4)
+    context = audit.get("remembered_context")
+    return {
+        "similarity": audit.get("remembered", 0.0),
+        "times_taught": math.log1p(audit.get("remembered_frequency", 0.0)),
+        "everyday": audit.get("remembered_everyday", 0.0),
+        "context": -1.0 if context is None else context,
+        "case_only": audit.get("case_only", 0.0),
+        "evidence_logit": math.log(ev / (1 - ev)),
+        "read": 1.0 if "lm_gain" in audit else 0.0,
+        "lm_gain": audit.get("lm_gain", 0.0),
+        "memory_score": audit.get("memory_score", 0.0),
+    }
