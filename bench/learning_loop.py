@@ -215,6 +215,7 @@ def main() -> None:
         rows[label] = data["TOTAL"]
         print(f"\n### second half — {label}\n{table}")
     print(f"\nreviewer actions on first halves: {totals}")
+    print(guards(with_mem))
     print("\n| second half | repeated mistakes | fixed automatically | suggested at all | EER_auto | EER_oracle "
           "| harm_auto | precision_auto_ref |\n|---|---|---|---|---|---|---|---|")  # fmt: skip
     for label, key in (("with the reviewer's memory", "with memory"), ("fresh user", "without memory (fresh user)")):
@@ -224,6 +225,22 @@ def main() -> None:
             f"| {label} | {c['repeated']} | {c['fixed_auto'] / n:.1%} | {c['suggested'] / n:.1%} | "
             f"{r['EER_auto']:.4f} | {r['EER_oracle']:.4f} | {fmt(r['harm_auto'])} | {fmt(r['precision_auto_ref'])} |"
         )
+
+
+def guards(predictions: Path) -> str:
+    """The memory's guards as a reviewer would check them on the second halves: what must never happen."""
+    stop = function_words("en")
+    one_off = function = 0
+    for line in predictions.open():
+        for s in json.loads(line)["suggestions"]:
+            sig = s.get("signals") or {}
+            if sig.get("remembered_one_off") and s["status"] == "auto_applied":
+                one_off += 1  # a paste or a sentence applied where it was not taught
+            if s["source"] == "memory" and compact(s["original"]) in stop and compact(s["final"]) != compact(
+                    s["original"]):  # fmt: skip
+                function += 1  # a function word turned into a name by a normalised match
+    return (f"guards: one-off finals applied elsewhere {one_off}; function words rewritten by the memory {function} "
+            "(only where that very word was taught)")
 
 
 def fold_of(folder: Path, t: dict[str, Any]) -> int:

@@ -105,6 +105,11 @@ class Settings(BaseSettings):
     reliability_scorer_model: Path | None = None
     # the second model, for what the language model read (trees only): bench/calibrate_reading.py writes it
     reliability_reading_model: Path | None = None
+    # When a remembered fix may apply by itself: "learned" (the policy bench/calibrate_memory.py fits from
+    # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
+    reliability_memory_policy: Literal["learned", "rules"] = "rules"
+    reliability_memory_model: Path | None = None
+    reliability_memory_auto_apply_threshold: Unit = 0.6
     # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
     # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
     reliability_weight_bias: float = -2.4

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
 from namesake.corrections_memory.decision import Existing, SemanticHit, WriteOutcome, decide_write
 from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import InvalidInputError
-from namesake.reliability.memory_policy import BoostParams, boost_for, is_one_off, may_inherit
+from namesake.reliability.memory_policy import BoostParams, boost_for, is_one_off, may_inherit, policy_features
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment
 from namesake.reliability.windows import function_words
@@ -66,10 +68,10 @@ def test_every_memory_filter_carries_the_user() -> None:
         memory_filter("")
 
 
-def _taught(text: str, *fixes: RememberedCorrection) -> dict[str, tuple[str, str]]:
+def _taught(text: str, *fixes: RememberedCorrection, settings: Settings | None = None) -> dict[str, tuple[str, str]]:
     """What the pipeline does with each span of `text` for a user who taught `fixes`: {original: (final, decision)}."""
     inputs = PipelineInputs([Segment("1", text)], CanonicalDictionary(), user_id="u", remembered=list(fixes))
-    kept, _ = run_stages(inputs, Settings())
+    kept, _ = run_stages(inputs, settings or Settings())
     return {c.original: (c.final, c.decision.value) for c in kept}
 
 
@@ -102,3 +104,22 @@ def test_a_pasted_final_is_never_applied_elsewhere() -> None:
 )  # fmt: skip
 def test_what_may_inherit_a_fix(window: str, original: str, inherits: bool) -> None:
     assert may_inherit(window, original, function_words("en")) is inherits
+
+
+def _learned(folder: Path, logit: float) -> Settings:
+    """Settings under a learned memory policy that answers `logit` whatever it reads (a model of no trees)."""
+    path = folder / f"memory-{logit}.json"
+    features = sorted(policy_features({}, 0.5))
+    path.write_text(json.dumps({"features": features, "baseline": logit, "trees": [], "meta": {}}))
+    return Settings(reliability_memory_policy="learned", reliability_memory_model=path)
+
+
+def test_the_learned_policy_decides_whether_a_taught_fix_applies_by_itself(tmp_path: Path) -> None:
+    fix = RememberedCorrection("Backman", "Beckman", "ORG", "we met Backman about it")
+    text = "we met Backman about it again"
+    assert _taught(text, fix, settings=_learned(tmp_path, 3.0))["Backman"] == ("Beckman", "auto_applied")
+    assert _taught(text, fix, settings=_learned(tmp_path, -3.0))["Backman"] == ("Beckman", "pending")  # still shown
+    paste = RememberedCorrection("Backman", ("Backman Coulter announced today that its board approved " * 5).strip(),
+                                 "ORG", "we met Backman about it")  # fmt: skip
+    assert all(d != "auto_applied" for _, d in _taught(text, paste, settings=_learned(tmp_path, 3.0)).values())
+    assert policy_features({"remembered": 1.0, "lm_gain": -2.0}, 0.5)["read"] == 1.0  # the reading is a feature

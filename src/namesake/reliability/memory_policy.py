@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from namesake.reliability.trees import TreeModel
 from namesake.reliability.types import Candidate, Decision, RememberedCorrection
 from namesake.settings import Settings
 from namesake.text import compact, normalise
@@ -196,15 +197,35 @@ def _context(c: Candidate) -> float:
     return 0.0 if c.taught is None or c.taught.context is None else c.taught.context
 
 
-def memory_bounds(c: Candidate, evidence: float, decision: Decision, auto_apply: float) -> Decision:
+@dataclass(frozen=True)
+class LearnedPolicy:
+    """The learned answer to "may this remembered fix apply by itself here?" and the bar it must clear."""
+
+    model: TreeModel
+    bar: float
+
+    def probability(self, c: Candidate, evidence: float) -> float:
+        """How likely the remembered fix is right here, from policy_features."""
+        z = float(self.model.logits([policy_features(c.audit(), evidence)])[0])
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+def memory_bounds(
+    c: Candidate, evidence: float, decision: Decision, auto_apply: float, learned: LearnedPolicy | None = None
+) -> Decision:
     """The decision once the memory's rules apply.
 
     A fix the user taught is applied where it was taught (same original, and no everyday word or a like
-    context); any other remembered fix, or one a letter away, is at least shown; the memory's bonus never
-    makes a rewrite automatic on its own ("uh" → "GMA" was right once, in one place, not for every "uh").
+    context) — or, under the learned policy, where the policy says it is right; any other remembered fix, or
+    one a letter away, is at least shown; the memory's bonus never makes a rewrite automatic on its own
+    ("uh" → "GMA" was right once, in one place, not for every "uh"); a paste is never applied elsewhere.
     """
     if c.contested:
         return decision
+    if learned is not None and c.taught is not None and c.taught.similarity > 0:
+        if not c.taught.one_off and learned.probability(c, evidence) >= learned.bar:
+            return Decision.AUTO_APPLIED
+        return Decision.PENDING
     if taught_here(c):
         return Decision.AUTO_APPLIED
     if c.taught is not None and c.taught.similarity > 0 and decision is Decision.DROPPED:

@@ -18,7 +18,7 @@ import jellyfish
 from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.candidates import token_set_similarity
-from namesake.reliability.memory_policy import bonus_of, memory_bounds, taught
+from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.types import Candidate, Decision, Segment
@@ -48,15 +48,20 @@ class Scorer:
     reading: TreeModel | None = None
     # a rewrite of an everyday word the language model read is applied on its own from this confidence
     read_auto_apply: float = 0.6
+    # the learned memory policy (RELIABILITY_MEMORY_POLICY=learned), else the hand rules
+    memory: LearnedPolicy | None = None
 
     @classmethod
     def from_settings(cls, s: Settings) -> Scorer:
         """Read the scorer, RELIABILITY_WEIGHT_* and threshold settings."""
         weights = {name: float(getattr(s, f"reliability_weight_{name}")) for name in LINEAR_SIGNALS}
-        model = reading = None
+        model = reading = memory = None
         if s.reliability_scorer == "trees":
             model = load_model(Path(s.reliability_scorer_model or BUNDLED_MODEL))
             reading = load_model(Path(s.reliability_reading_model or BUNDLED_READING_MODEL))
+        if s.reliability_memory_policy == "learned":
+            policy = load_model(Path(s.reliability_memory_model or BUNDLED_MEMORY_MODEL))
+            memory = LearnedPolicy(policy, s.reliability_memory_auto_apply_threshold)
         return cls(
             s.reliability_weight_bias,
             weights,
@@ -66,6 +71,7 @@ class Scorer:
             model,
             reading,
             s.reliability_read_auto_apply_threshold,
+            memory,
         )
 
 
@@ -210,7 +216,7 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
         decision = Decision.PENDING
     else:
         decision = Decision.DROPPED
-    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply)
+    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory)
     if c.extends_right_entity and decision is Decision.AUTO_APPLIED:
         decision = Decision.PENDING
     if c.repeats_neighbour:  # "Backman Coulter" → "Backman Beckman Coulter": nobody should accept that
