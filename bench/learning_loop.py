@@ -243,10 +243,10 @@ def guards(predictions: Path) -> str:
             "(only where that very word was taught)")
 
 
-def fold_of(folder: Path, t: dict[str, Any]) -> int:
-    """The fold that held this call out (folds.json, by call group)."""
+def fold_of(folder: Path, t: dict[str, Any], stem: str = "earnings21") -> int:
+    """The fold that held this call out (folds.json, by the call group as calibrate.py names it)."""
     folds = json.loads((folder / "folds.json").read_text())["fold_of_group"]
-    return int(folds[str(t["group"])])
+    return int(folds[f"{stem}:{t.get('group', t['transcript_id'])}"])
 
 
 def scorers(folder: Path | None, calls: list[dict[str, Any]]) -> list[tuple[int | None, dict[str, Any]]]:

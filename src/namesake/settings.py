@@ -107,9 +107,10 @@ class Settings(BaseSettings):
     reliability_reading_model: Path | None = None
     # When a remembered fix may apply by itself: "learned" (the policy bench/calibrate_memory.py fits from
     # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
-    reliability_memory_policy: Literal["learned", "rules"] = "rules"
+    reliability_memory_policy: Literal["learned", "rules"] = "learned"
     reliability_memory_model: Path | None = None
-    reliability_memory_auto_apply_threshold: Unit = 0.6
+    # held-out calls: 0.7 fixes 60% of repeated mistakes by itself at the hand rules' harm (docs/corrections_memory.md)
+    reliability_memory_auto_apply_threshold: Unit = 0.7
     # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
     # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
     reliability_weight_bias: float = -2.4

@@ -247,7 +247,8 @@ def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
     assert made_too[0].contested  # refused and made by the same user: the signals alone decide
 
 
-def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere() -> None:
+@pytest.mark.parametrize("policy", ["rules", "learned"])
+def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere(policy: str) -> None:
     nothing = CanonicalDictionary({})
     memo = [
         RememberedCorrection("Zorblax", "Zorbleks", "ORG"),  # no everyday word: applied wherever it comes back
@@ -258,10 +259,12 @@ def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere() 
         Segment("2", "the outsourcing deal with our partner cap was signed"),  # the context it was taught in
         Segment("3", "put the cap back on the bottle"),  # an everyday word somewhere else
     ]
-    kept, _ = run_stages(PipelineInputs(segs, nothing, remembered=memo), Settings())
+    kept, _ = run_stages(PipelineInputs(segs, nothing, remembered=memo), Settings(reliability_memory_policy=policy))
     by = {(c.segment_id, c.original): c.decision for c in kept}
     assert by[("1", "Zorblax")] is Decision.AUTO_APPLIED
-    assert by[("2", "cap")] is Decision.AUTO_APPLIED
+    # the hand rules apply an everyday word taught once where the words around match; the learned policy,
+    # which saw such fixes go wrong, waits for more (a second teaching, or other signals) and shows it
+    assert by[("2", "cap")] is (Decision.AUTO_APPLIED if policy == "rules" else Decision.PENDING)
     assert by[("3", "cap")] is Decision.PENDING
 
 
