@@ -17,6 +17,7 @@ Usage: python bench/learning_loop.py [--file earnings21.jsonl.gz] [--limit 147]
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import sys
@@ -239,14 +240,20 @@ def guards(predictions: Path) -> str:
             if s["source"] == "memory" and compact(s["original"]) in stop and compact(s["final"]) != compact(
                     s["original"]):  # fmt: skip
                 function += 1  # a function word turned into a name by a normalised match
-    return (f"guards: one-off finals applied elsewhere {one_off}; function words rewritten by the memory {function} "
-            "(only where that very word was taught)")
+    return (
+        f"guards: one-off finals applied elsewhere {one_off}; function words rewritten by the memory {function} "
+        "(only where that very word was taught)"
+    )
+
+
+@functools.cache
+def _folds(folder: Path) -> dict[str, int]:
+    return dict(json.loads((folder / "folds.json").read_text())["fold_of_group"])
 
 
 def fold_of(folder: Path, t: dict[str, Any], stem: str = "earnings21") -> int:
-    """The fold that held this call out (folds.json, by the call group as calibrate.py names it)."""
-    folds = json.loads((folder / "folds.json").read_text())["fold_of_group"]
-    return int(folds[f"{stem}:{t.get('group', t['transcript_id'])}"])
+    """The fold that held this call out (folds.json, read once, by the call group as calibrate.py names it)."""
+    return int(_folds(folder)[f"{stem}:{t.get('group', t['transcript_id'])}"])
 
 
 def scorers(folder: Path | None, calls: list[dict[str, Any]]) -> list[tuple[int | None, dict[str, Any]]]:

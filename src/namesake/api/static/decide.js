@@ -45,15 +45,9 @@ async function send(action, extra = {}) {
   if (!members.length) return false;
   const ids = members.map((i) => state.order[i].id);
   const tid = state.view.transcript_id;
-  let changed;
-  if (ids.length === 1) {
-    const { data } = await api("POST", `/v1/suggestions/${enc(ids[0])}/${action}`, { transcript_id: tid, ...extra });
-    changed = [data.suggestion];
-  } else {
-    const { data } = await api("POST", `/v1/transcripts/${enc(tid)}/decisions`, { action, suggestion_ids: ids, ...extra });
-    changed = data.suggestions;
-  }
-  applyChanged(changed);
+  // one route whether the group holds one suggestion or many: the server decides both alike
+  const { data } = await api("POST", `/v1/transcripts/${enc(tid)}/decisions`, { action, suggestion_ids: ids, ...extra });
+  applyChanged(data.suggestions);
   const s = state.order[at];
   remember(ids, `${s.original} → ${s.final}${ids.length > 1 ? ` (${ids.length}×)` : ""}`);
   renderTranscript(); // the memory is read again when the next transcript opens, not on every key
