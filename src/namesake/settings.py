@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     reliability_language_model: Literal["smollm2", "none"] = "smollm2"
     # another llama-architecture GGUF file instead of the bundled one
     reliability_language_model_path: Path | None = None
+    # "openvino": the compiled forward pass (bfloat16 body where the CPU has it, ~3.5x faster); "numpy": float32
+    # reference pass, also what runs where OpenVINO cannot load (docs/architecture.md)
+    reliability_language_model_runtime: Literal["openvino", "numpy"] = "openvino"
     reliability_language_model_left_words: Annotated[int, Field(ge=0, le=64)] = 8
     reliability_language_model_right_words: Annotated[int, Field(ge=0, le=64)] = 3
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +63,7 @@ def test_a_missing_model_is_said_once_and_the_pipeline_runs_without_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     missing = str(tmp_path / "nowhere.gguf")
-    language_model._LOADED.pop(missing, None)
+    language_model._LOADED.pop((missing, "openvino"), None)
     with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
         assert load_sentence_scorer(missing) is None
         assert load_sentence_scorer(missing) is None
@@ -136,3 +137,33 @@ def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_
     (folder / "index.json").write_text("{not json")  # a damaged cache: read the GGUF again, same answers
     again = SentenceScorer(path, weights_cache=tmp_path)
     assert again.gains(windows) == first.gains(windows)
+
+
+def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_path: Path) -> None:
+    path = bundled_model_path()
+    assert path is not None and lm.runtime.startswith("openvino")
+    reference = SentenceScorer(path, weights_cache=tmp_path, runtime="numpy")
+    windows = [
+        Window("we had some workers", "comp", "CMP", " claims this quarter"),
+        Window("thanks for joining", "us", "US", " today"),
+        Window("our Microsoft", "teams", "Teams", " product is growing"),
+        Window("", "cup", "Cup", " of coffee"),
+        Window("revenue from the", "logistics", "Logistics", " segment grew in the quarter"),
+    ]
+    compiled, numpy_pass = np.array(lm.gains(windows)), np.array(reference.gains(windows))
+    # bfloat16 in the body drifts ~0.1 nat on average (docs/architecture.md); never the side a reading falls on
+    assert np.abs(compiled - numpy_pass).max() < 0.75, (compiled, numpy_pass)
+    assert (np.sign(compiled) == np.sign(numpy_pass)).all()
+
+
+def test_without_openvino_the_numpy_pass_runs_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = bundled_model_path()
+    assert path is not None
+    monkeypatch.setitem(sys.modules, "openvino", None)  # what an import finds where no wheel was installed
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
+        scorer = SentenceScorer(path, weights_cache=tmp_path)
+    assert scorer.runtime == "numpy float32"
+    assert any("OpenVINO unavailable" in r.getMessage() for r in caplog.records)
+    assert scorer.gains([Window("thanks for joining", "us", "US", " today")])[0] < -3

@@ -1,0 +1,181 @@
+"""The language model's forward pass compiled by OpenVINO: ~3.5× the numpy pass on the same CPU.
+
+Each window is one row: its left words once, then both readings side by side, each seeing the left words and
+itself only (a tree mask), so nothing is computed twice and no keys or values travel between passes. The body
+runs at the CPU's fastest precision (bfloat16 on AMX or AVX-512 BF16 cores, float32 elsewhere); the output head
+and its log-softmax run in float32, which halves the drift from the numpy pass (mean ~0.1 nat on the 9k call's
+windows, docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from namesake.language_model import LlamaModel
+
+# Rows of one inference: windows of similar token length go together, so padding stays small.
+ROWS_PER_BATCH = 32
+_PAD, _LEFT, _ORIGINAL, _FINAL = -1, 0, 1, 2
+
+
+@dataclass(frozen=True)
+class TreeBatch:
+    """What one inference takes, and which reading each scored token belongs to."""
+
+    ids: np.ndarray  # (B, T) token ids, 0 on padding
+    cos: np.ndarray  # (B, T, head_dim) rotary cosines at each token's position, each repeated for its pair
+    sin: np.ndarray  # (B, T, head_dim)
+    mask: np.ndarray  # (B, 1, T, T) additive: 0 where a token may look, -inf elsewhere
+    rows: np.ndarray  # (N,) flat B·T index of the state that predicts each scored token
+    targets: np.ndarray  # (N,) the token it should predict
+    reading: np.ndarray  # (N,) 2·window for the original reading, 2·window + 1 for the final
+
+
+def tree_batch(rows: Sequence[tuple[list[int], list[int], list[int]]], head_dim: int, rope_base: float) -> TreeBatch:
+    """(left, original reading, final reading) token lists as one padded batch with tree masks.
+
+    Both readings start at the position after the left words: each reads as if it alone followed them.
+    """
+    width = max(len(p) + len(a) + len(b) for p, a, b in rows)
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    pos = np.zeros((len(rows), width), dtype=np.int64)
+    seg = np.full((len(rows), width), _PAD, dtype=np.int64)
+    scored: list[int] = []
+    targets: list[int] = []
+    reading: list[int] = []
+    for i, (p, a, b) in enumerate(rows):
+        lp, la, lb = len(p), len(a), len(b)
+        ids[i, : lp + la + lb] = p + a + b
+        pos[i, : lp + la + lb] = [*range(lp), *range(lp, lp + la), *range(lp, lp + lb)]
+        seg[i, : lp + la + lb] = [_LEFT] * lp + [_ORIGINAL] * la + [_FINAL] * lb
+        for which, (start, tokens) in enumerate(((lp, a), (lp + la, b))):
+            # the first token is predicted by the last left state, the next ones by the reading's own states
+            scored += [i * width + lp - 1, *(i * width + start + k for k in range(len(tokens) - 1))]
+            targets += tokens
+            reading += [2 * i + which] * len(tokens)
+    order = np.arange(width)
+    causal = order[None, :] <= order[:, None]
+    same = (seg[:, None, :] == _LEFT) | (seg[:, None, :] == seg[:, :, None])
+    allowed = causal[None] & same & (seg[:, :, None] != _PAD)
+    allowed[:, order, order] = True  # padding looks at itself: no empty softmax
+    mask = np.where(allowed, np.float32(0.0), np.float32(-np.inf))[:, None]
+    inv = rope_base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    angles = pos[..., None] * inv
+    cos = np.repeat(np.cos(angles).astype(np.float32), 2, axis=-1)
+    sin = np.repeat(np.sin(angles).astype(np.float32), 2, axis=-1)
+    return TreeBatch(ids, cos, sin, mask, np.array(scored), np.array(targets), np.array(reading))
+
+
+def _rotated(w: np.ndarray) -> np.ndarray:
+    """Columns that give the rotary partner of each query or key value: (x0, x1) → (−x1, x0), per adjacent pair.
+
+    Folded into the projection, rotary embedding is then two products and a sum: q·cos + q_rot·sin.
+    """
+    out = np.empty_like(w)
+    out[:, 0::2] = -w[:, 1::2]
+    out[:, 1::2] = w[:, 0::2]
+    return out
+
+
+def _graph(m: LlamaModel) -> tuple[Any, Any]:
+    """The body (token ids → final-normed states of the scored tokens) and the head (states → log P(target))."""
+    import openvino as ov
+    import openvino.opset13 as o
+
+    d, nh, nkv, hd = m.d, m.n_head, m.n_kv, m.head_dim
+    group = nh // nkv
+
+    def const(values: Sequence[int]) -> Any:
+        return o.constant(np.array(values, dtype=np.int64))
+
+    def rms(x: Any, weight: np.ndarray) -> Any:
+        var = o.reduce_mean(o.power(x, np.float32(2.0)), const([-1]), keep_dims=True)
+        return o.multiply(o.multiply(x, o.power(o.add(var, np.float32(m.eps)), np.float32(-0.5))), o.constant(weight))
+
+    ids = o.parameter([-1, -1], ov.Type.i64, name="ids")
+    cos = o.parameter([-1, -1, hd], ov.Type.f32, name="cos")
+    sin = o.parameter([-1, -1, hd], ov.Type.f32, name="sin")
+    mask = o.parameter([-1, 1, -1, -1], ov.Type.f32, name="mask")
+    rows = o.parameter([-1], ov.Type.i64, name="rows")
+    bt = o.slice(o.shape_of(ids), const([0]), const([2]), const([1]))  # (B, T)
+    b1 = o.slice(o.shape_of(ids), const([0]), const([1]), const([1]))
+    t1 = o.slice(o.shape_of(ids), const([1]), const([2]), const([1]))
+    cq, sq = o.tile(cos, const([1, 1, nh])), o.tile(sin, const([1, 1, nh]))
+    ck, sk = o.tile(cos, const([1, 1, nkv])), o.tile(sin, const([1, 1, nkv]))
+
+    def heads(t: Any, n: int) -> Any:  # (B, T, n·D) → (B, n, T, D)
+        return o.transpose(o.reshape(t, o.concat([bt, const([n, hd])], 0), False), const([0, 2, 1, 3]))
+
+    def shared(t: Any) -> Any:  # a key-value head serves `group` query heads: (B, kv, T, D) → (B, H, T, D)
+        wide = o.broadcast(o.unsqueeze(t, const([2])), o.concat([b1, const([nkv, group]), t1, const([hd])], 0))
+        return o.reshape(wide, o.concat([b1, const([nh]), t1, const([hd])], 0), False)
+
+    x = o.gather(o.constant(np.asarray(m.embed)), ids, np.int64(0))
+    sizes = [nh * hd, nkv * hd, nkv * hd, nh * hd, nkv * hd]
+    scale = np.float32(1.0 / np.sqrt(hd))
+    for layer in m.layers:
+        w = np.asarray(layer["qkv"])
+        w = np.ascontiguousarray(np.concatenate([w, _rotated(w[:, : (nh + nkv) * hd])], axis=1))
+        qkv = o.matmul(rms(x, np.asarray(layer["attn_norm"])), o.constant(w), False, False)
+        q, k, v, q_rot, k_rot = o.variadic_split(qkv, np.int64(-1), const(sizes)).outputs()
+        q = o.add(o.multiply(q, cq), o.multiply(q_rot, sq))
+        k = o.add(o.multiply(k, ck), o.multiply(k_rot, sk))
+        att = o.scaled_dot_product_attention(heads(q, nh), shared(heads(k, nkv)), shared(heads(v, nkv)), mask, scale)
+        att = o.reshape(o.transpose(att, const([0, 2, 1, 3])), o.concat([bt, const([d])], 0), False)
+        x = o.add(x, o.matmul(att, o.constant(np.asarray(layer["o"])), False, False))
+        normed = rms(x, np.asarray(layer["ffn_norm"]))
+        gate_up = o.matmul(normed, o.constant(np.asarray(layer["gate_up"])), False, False)
+        gate, up = o.split(gate_up, np.int64(-1), 2).outputs()
+        x = o.add(x, o.matmul(o.multiply(o.swish(gate), up), o.constant(np.asarray(layer["down"])), False, False))
+    states = o.gather(o.reshape(rms(x, np.asarray(m.out_norm)), const([-1, d]), False), rows, np.int64(0))
+    body = ov.Model([states], [ids, cos, sin, mask, rows], "namesake-lm-body")
+
+    hidden = o.parameter([-1, d], ov.Type.f32, name="states")
+    targets = o.parameter([-1], ov.Type.i64, name="targets")
+    logits = o.matmul(hidden, o.constant(np.asarray(m.head_t)), False, False)
+    picked = o.gather_elements(o.log_softmax(logits, -1), o.unsqueeze(targets, const([1])), 1)
+    head = ov.Model([o.squeeze(picked, const([1]))], [hidden, targets], "namesake-lm-head")
+    return body, head
+
+
+def inference_threads() -> int:
+    """The worker's thread budget: what it set for BLAS (analysis.BLAS_THREADS), or every core (0)."""
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    return int(value) if value.isdigit() else 0
+
+
+class OpenVinoRunner:
+    """Compiled body and head: log P(reading) sums for rows of (left, original reading, final reading)."""
+
+    def __init__(self, model: LlamaModel, threads: int | None = None) -> None:
+        import openvino as ov
+
+        self.model = model
+        core = ov.Core()
+        n = inference_threads() if threads is None else threads
+        common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
+        body, head = _graph(model)
+        self.precision = core.get_property("CPU", "INFERENCE_PRECISION_HINT").to_string()
+        self._body = core.compile_model(body, "CPU", common).create_infer_request()
+        exact = {**common, "INFERENCE_PRECISION_HINT": "f32"}
+        self._head = core.compile_model(head, "CPU", exact).create_infer_request()
+
+    def gains(self, rows: Sequence[tuple[list[int], list[int], list[int]]]) -> np.ndarray:
+        """log P(final reading) − log P(original reading) per row, batched by token length."""
+        out = np.zeros(len(rows))
+        order = sorted(range(len(rows)), key=lambda i: sum(map(len, rows[i])))
+        for start in range(0, len(order), ROWS_PER_BATCH):
+            chosen = order[start : start + ROWS_PER_BATCH]
+            batch = tree_batch([rows[i] for i in chosen], self.model.head_dim, self.model.rope_base)
+            states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, batch.rows])[0]
+            logp = self._head.infer([states, batch.targets])[0]
+            totals = np.zeros(2 * len(chosen))
+            np.add.at(totals, batch.reading, logp)
+            out[chosen] = totals[1::2] - totals[0::2]
+        return out

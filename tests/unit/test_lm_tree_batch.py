@@ -1,0 +1,30 @@
+"""The tree layout of the compiled language model: each reading sees the left words and itself, never the other."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from namesake.lm_openvino import tree_batch
+
+
+def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_end() -> None:
+    left, original, final = [1, 2, 3], [10, 11], [20]
+    batch = tree_batch([(left, original, final), ([1], [5], [6, 7, 8])], head_dim=4, rope_base=10000.0)
+    assert batch.ids.shape == (2, 6)  # the longer row: 1 + 1 + 3 tokens, the first 3 + 2 + 1
+    assert batch.ids[0].tolist() == [1, 2, 3, 10, 11, 20]
+    sees = batch.mask[0, 0] == 0
+    assert sees[2, :3].all() and not sees[1, 2]  # causal within the left words
+    assert sees[4, [0, 1, 2, 3, 4]].all()  # the original's second token: left words and the original so far
+    assert sees[5, [0, 1, 2, 5]].all() and not sees[5, [3, 4]].any()  # the final never sees the original
+    # both readings sit where the left words end: positions 3, 4 and 3 again
+    # the first pair turns one radian a step
+    position = np.mod(np.arctan2(batch.sin[0, :, 0], batch.cos[0, :, 0]), 2 * np.pi)
+    assert np.allclose(position, [0, 1, 2, 3, 4, 3], atol=1e-5)
+    assert np.allclose(batch.cos[0, :, 0], batch.cos[0, :, 1])  # each value repeated for its pair
+    # the first token of each reading is predicted by the last left state, the next by the reading's own
+    assert batch.rows[:3].tolist() == [2, 3, 2] and batch.targets[:3].tolist() == [10, 11, 20]
+    assert batch.reading[:3].tolist() == [0, 0, 1]
+    # the second row is padded: padding looks at itself only, and is never scored
+    pad = batch.mask[1, 0, 5] == 0
+    assert pad.tolist() == [False] * 5 + [True]
+    assert batch.reading[3:].tolist() == [2, 3, 3, 3] and 6 + 5 not in batch.rows.tolist()
