@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 # Rows of one inference: windows of similar token length go together, so padding stays small.
 ROWS_PER_BATCH = 32
+# States through the output head at a time: its (rows, 49,152) logits stay small.
+HEAD_ROWS = 128
 _PAD, _LEFT, _ORIGINAL, _FINAL = -1, 0, 1, 2
 
 
@@ -116,31 +118,36 @@ def _graph(m: LlamaModel) -> tuple[Any, Any]:
         wide = o.broadcast(o.unsqueeze(t, const([2])), o.concat([b1, const([nkv, group]), t1, const([hd])], 0))
         return o.reshape(wide, o.concat([b1, const([nh]), t1, const([hd])], 0), False)
 
-    x = o.gather(o.constant(np.asarray(m.embed)), ids, np.int64(0))
+    x = o.gather(o.constant(np.asarray(m.embed), shared_memory=True), ids, np.int64(0))
     sizes = [nh * hd, nkv * hd, nkv * hd, nh * hd, nkv * hd]
     scale = np.float32(1.0 / np.sqrt(hd))
     for layer in m.layers:
         w = np.asarray(layer["qkv"])
         w = np.ascontiguousarray(np.concatenate([w, _rotated(w[:, : (nh + nkv) * hd])], axis=1))
-        qkv = o.matmul(rms(x, np.asarray(layer["attn_norm"])), o.constant(w), False, False)
+        qkv = o.matmul(rms(x, np.asarray(layer["attn_norm"])), o.constant(w, shared_memory=True), False, False)
         q, k, v, q_rot, k_rot = o.variadic_split(qkv, np.int64(-1), const(sizes)).outputs()
         q = o.add(o.multiply(q, cq), o.multiply(q_rot, sq))
         k = o.add(o.multiply(k, ck), o.multiply(k_rot, sk))
         att = o.scaled_dot_product_attention(heads(q, nh), shared(heads(k, nkv)), shared(heads(v, nkv)), mask, scale)
         att = o.reshape(o.transpose(att, const([0, 2, 1, 3])), o.concat([bt, const([d])], 0), False)
-        x = o.add(x, o.matmul(att, o.constant(np.asarray(layer["o"])), False, False))
+        x = o.add(x, o.matmul(att, o.constant(np.asarray(layer["o"]), shared_memory=True), False, False))
         normed = rms(x, np.asarray(layer["ffn_norm"]))
-        gate_up = o.matmul(normed, o.constant(np.asarray(layer["gate_up"])), False, False)
+        gate_up = o.matmul(normed, o.constant(np.asarray(layer["gate_up"]), shared_memory=True), False, False)
         gate, up = o.split(gate_up, np.int64(-1), 2).outputs()
-        x = o.add(x, o.matmul(o.multiply(o.swish(gate), up), o.constant(np.asarray(layer["down"])), False, False))
+        x = o.add(
+            x,
+            o.matmul(
+                o.multiply(o.swish(gate), up), o.constant(np.asarray(layer["down"]), shared_memory=True), False, False
+            ),
+        )
     states = o.gather(o.reshape(rms(x, np.asarray(m.out_norm)), const([-1, d]), False), rows, np.int64(0))
     body = ov.Model([states], [ids, cos, sin, mask, rows], "namesake-lm-body")
 
     hidden = o.parameter([-1, d], ov.Type.f32, name="states")
-    targets = o.parameter([-1], ov.Type.i64, name="targets")
-    logits = o.matmul(hidden, o.constant(np.asarray(m.head_t)), False, False)
-    picked = o.gather_elements(o.log_softmax(logits, -1), o.unsqueeze(targets, const([1])), 1)
-    head = ov.Model([o.squeeze(picked, const([1]))], [hidden, targets], "namesake-lm-head")
+    logits = o.matmul(hidden, o.constant(np.asarray(m.head_t), shared_memory=True), False, False)
+    top = o.reduce_max(logits, const([-1]), keep_dims=True)
+    total = o.reduce_sum(o.exp(o.subtract(logits, top)), const([-1]), keep_dims=False)
+    head = ov.Model([o.add(o.log(total), o.squeeze(top, const([1])))], [hidden], "namesake-lm-head")
     return body, head
 
 
@@ -163,8 +170,7 @@ class OpenVinoRunner:
         body, head = _graph(model)
         self.precision = core.get_property("CPU", "INFERENCE_PRECISION_HINT").to_string()
         self._body = core.compile_model(body, "CPU", common).create_infer_request()
-        exact = {**common, "INFERENCE_PRECISION_HINT": "f32"}
-        self._head = core.compile_model(head, "CPU", exact).create_infer_request()
+        self._head = core.compile_model(head, "CPU", common).create_infer_request()
 
     def gains(self, rows: Sequence[tuple[list[int], list[int], list[int]]]) -> np.ndarray:
         """log P(final reading) − log P(original reading) per row, batched by token length."""
@@ -174,7 +180,12 @@ class OpenVinoRunner:
             chosen = order[start : start + ROWS_PER_BATCH]
             batch = tree_batch([rows[i] for i in chosen], self.model.head_dim, self.model.rope_base)
             states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, batch.rows])[0]
-            logp = self._head.infer([states, batch.targets])[0]
+            norm = np.concatenate(
+                [self._head.infer([states[i : i + HEAD_ROWS]])[0].copy() for i in range(0, len(states), HEAD_ROWS)]
+            )
+            # the target's own logit exactly (float32); the normaliser from the fast head
+            picked = np.einsum("nd,dn->n", states, self.model.head_t[:, batch.targets])
+            logp = picked - norm
             totals = np.zeros(2 * len(chosen))
             np.add.at(totals, batch.reading, logp)
             out[chosen] = totals[1::2] - totals[0::2]

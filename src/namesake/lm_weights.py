@@ -73,7 +73,7 @@ def write_cache(folder: Path, config: dict[str, float], arrays: dict[str, np.nda
 def read_cache(folder: Path) -> Parts:
     """The cached matrices as read-only views of one memory map."""
     index = json.loads((folder / "index.json").read_text())
-    flat = np.memmap(folder / "weights.f32", dtype=np.float32, mode="r")
+    flat = np.memmap(folder / "weights.f32", dtype=np.float32, mode="c")  # copy-on-write: OpenVINO shares it
     arrays = {}
     for name, offset, shape in index["arrays"]:
         arrays[name] = flat[offset : offset + int(np.prod(shape))].reshape(shape)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from namesake.db import Database, open_database
 from namesake.embeddings import CachedEmbedder, Embedder, build_embedder
@@ -11,6 +11,8 @@ from namesake.llm import LLMProvider, build_llm
 from namesake.reliability.ports import ContextModel
 from namesake.settings import Settings
 from namesake.vectors import VectorStore, open_vector_store
+
+_NOT_LOADED = object()
 
 
 @dataclass
@@ -22,7 +24,16 @@ class Runtime:
     vectors: VectorStore
     embedder: Embedder
     llm: LLMProvider | None
-    context_model: ContextModel | None = None
+    # loaded on first use: a process that hands the stages to workers (`analyze --workers`) never pays for it
+    preloaded_context_model: ContextModel | object | None = field(default=None, repr=False)
+
+    @property
+    def context_model(self) -> ContextModel | None:
+        """The language model (None: off, or it cannot load), loaded once per process when first asked for."""
+        if self.preloaded_context_model is _NOT_LOADED:
+            self.preloaded_context_model = build_context_model(self.settings)
+        model = self.preloaded_context_model
+        return model if isinstance(model, ContextModel) else None
 
     def close(self) -> None:
         """Release the vector store first (Edge flushes), then the database pool."""
@@ -42,7 +53,7 @@ def open_runtime(settings: Settings) -> Runtime:
         db.close()
         raise
     try:
-        return Runtime(settings, db, vectors, embedder, build_llm(settings), build_context_model(settings))
+        return Runtime(settings, db, vectors, embedder, build_llm(settings), _NOT_LOADED)
     except BaseException:
         vectors.close()
         db.close()

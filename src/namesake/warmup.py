@@ -36,6 +36,7 @@ def warm_up(rt: Runtime) -> dict[str, float]:
 
     part("embedder", lambda: rt.embedder.embed(["warm up"]))
     part("pipeline", lambda: warm_stages(rt.settings))
+    part("language_model", lambda: rt.context_model)  # compiled once, before the first request pays for it
 
     def pool() -> None:
         with ThreadPoolExecutor(POOL_CONNECTIONS) as ex:

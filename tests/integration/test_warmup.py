@@ -12,6 +12,6 @@ def test_warm_up_loads_the_models_and_opens_the_pool(runtime: Runtime) -> None:
     CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
     runtime.db.engine.dispose()  # a fresh pool, as after start-up
     took = warm_up(runtime)
-    assert set(took) == {"embedder", "pipeline", "postgresql_pool", "corrections_shard"}
+    assert set(took) == {"embedder", "pipeline", "language_model", "postgresql_pool", "corrections_shard"}
     assert runtime.db.engine.pool.checkedin() >= POOL_CONNECTIONS  # type: ignore[attr-defined]
     assert word_pairs.cache_info().currsize >= 1  # the English word lists are in memory
