@@ -18,9 +18,10 @@ def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_
     assert sees[5, [0, 1, 2, 5]].all() and not sees[5, [3, 4]].any()  # the final never sees the original
     # both readings sit where the left words end: positions 3, 4 and 3 again
     # the first pair turns one radian a step
-    position = np.mod(np.arctan2(batch.sin[0, :, 0], batch.cos[0, :, 0]), 2 * np.pi)
+    position = np.mod(np.arctan2(batch.sin[0, :, 1], batch.cos[0, :, 1]), 2 * np.pi)
     assert np.allclose(position, [0, 1, 2, 3, 4, 3], atol=1e-5)
     assert np.allclose(batch.cos[0, :, 0], batch.cos[0, :, 1])  # each value repeated for its pair
+    assert np.allclose(batch.sin[0, :, 0], -batch.sin[0, :, 1])  # the swapped pair turns as (−sin, sin)
     # the first token of each reading is predicted by the last left state, the next by the reading's own
     assert batch.rows[:3].tolist() == [2, 3, 2] and batch.targets[:3].tolist() == [10, 11, 20]
     assert batch.reading[:3].tolist() == [0, 0, 1]
