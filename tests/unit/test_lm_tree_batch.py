@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from namesake.lm_openvino import tree_batch
+from namesake.lm_openvino import pack, tree_batch
 
 
 def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_end() -> None:
     left, original, final = [1, 2, 3], [10, 11], [20]
-    batch = tree_batch([(left, original, final), ([1], [5], [6, 7, 8])], head_dim=4, rope_base=10000.0)
+    batch = tree_batch([(left, original, final), ([1], [5], [6, 7, 8])], [[0], [1]], head_dim=4, rope_base=10000.0)
     assert batch.ids.shape == (2, 6)  # the longer row: 1 + 1 + 3 tokens, the first 3 + 2 + 1
     assert batch.ids[0].tolist() == [1, 2, 3, 10, 11, 20]
     sees = batch.mask[0, 0] == 0
@@ -29,3 +29,16 @@ def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_
     pad = batch.mask[1, 0, 5] == 0
     assert pad.tolist() == [False] * 5 + [True]
     assert batch.reading[3:].tolist() == [2, 3, 3, 3] and 6 + 5 not in batch.rows.tolist()
+
+
+def test_windows_packed_on_one_line_never_see_each_other_and_each_starts_at_position_zero() -> None:
+    rows = [([1, 2], [10], [20]), ([3], [30, 31], [40])]
+    assert pack([4, 4, 9, 2], width=8) == [[2], [0, 1], [3]]  # longest first, each into the first line with room
+    batch = tree_batch(rows, [[0, 1]], head_dim=4, rope_base=10000.0)
+    assert batch.ids.tolist() == [[1, 2, 10, 20, 3, 30, 31, 40]]
+    sees = batch.mask[0, 0] == 0
+    assert not sees[4:, :4].any()  # the second window's tokens see nothing of the first
+    assert sees[6, [4, 5, 6]].all() and not sees[7, [5, 6]].any()  # within it: left words, own reading
+    position = np.mod(np.arctan2(batch.sin[0, :, 1], batch.cos[0, :, 1]), 2 * np.pi)
+    assert np.allclose(position, [0, 1, 2, 2, 0, 1, 2, 1], atol=1e-5)
+    assert batch.rows.tolist() == [1, 1, 4, 5, 4] and batch.reading.tolist() == [0, 1, 2, 2, 3]
