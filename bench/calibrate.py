@@ -35,8 +35,16 @@ from namesake.reliability.trees import BUNDLED_MODEL
 from namesake.settings import Settings
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
-NOT_LEARNED = {"asr", "llm", "memory_bonus", "memory_score", "remembered", "remembered_context", "remembered_frequency",
-               "context_free"}
+NOT_LEARNED = {
+    "asr",
+    "llm",
+    "memory_bonus",
+    "memory_score",
+    "remembered",
+    "remembered_context",
+    "remembered_frequency",
+    "context_free",
+}
 # A candidate that breaks a right entity costs more than a missed fix: weigh those negatives up.
 BREAK_WEIGHT = 3.0
 # A candidate that leaves the words farther from the reference (the rest of harm_auto) also weighs more

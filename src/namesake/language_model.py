@@ -226,17 +226,9 @@ class SentenceScorer:
         with self._lock:
             # similar lengths batched together: less padding
             todo = sorted((w for w in dict.fromkeys(windows) if w not in self._cache), key=_length)
-            if todo and self._compiled is not None:
-                rows = [
-                    (self._left(w), self.encode(heard), self.encode(fixed))
-                    for w in todo
-                    for heard, fixed in [_readings(w)]
-                ]
-                out.update((w, round(float(g), 4)) for w, g in zip(todo, self._compiled.gains(rows), strict=True))
-            elif todo:
-                for i in range(0, len(todo), BATCH_WINDOWS):
-                    batch = todo[i : i + BATCH_WINDOWS]
-                    out.update(zip(batch, self._score(batch), strict=True))
+            if todo:
+                totals = self._log_probs(todo)
+                out.update((w, round(float(t[1] - t[0]), 4)) for w, t in zip(todo, totals, strict=True))
             for w in windows:
                 if w in out:
                     self._cache[w] = out[w]
@@ -247,7 +239,28 @@ class SentenceScorer:
                 self._cache.popitem(last=False)
         return [out[w] for w in windows]
 
-    def _score(self, windows: Sequence[Window]) -> list[float]:
+    def readings(self, windows: Sequence[Window]) -> np.ndarray:
+        """(log P(words with the original), log P(words with the final)) per window, in nats, not cached: how
+        surprising each reading is on its own, for a bench that weighs more than their difference."""
+        if not windows:
+            return np.zeros((0, 2))
+        with self._lock:
+            return self._log_probs(windows)
+
+    def _log_probs(self, windows: Sequence[Window]) -> np.ndarray:
+        """Both readings' log-probabilities, (n, 2), through the compiled pass or the numpy one."""
+        if self._compiled is not None:
+            rows = [
+                (self._left(w), self.encode(heard), self.encode(fixed))
+                for w in windows
+                for heard, fixed in [_readings(w)]
+            ]
+            return self._compiled.log_probs(rows)
+        return np.concatenate(
+            [self._score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
+        )
+
+    def _score(self, windows: Sequence[Window]) -> np.ndarray:
         """The left words of every window once, then both readings continue from their keys and values."""
         m = self.model
         prefixes = [self._left(w) for w in windows]
@@ -269,7 +282,7 @@ class SentenceScorer:
         logp = m.log_probs(np.stack(states), np.array(targets))
         totals = np.zeros(len(readings))
         np.add.at(totals, rows, logp)
-        return [round(float(totals[2 * k + 1] - totals[2 * k]), 4) for k in range(len(windows))]
+        return totals.reshape(-1, 2)
 
 
 def _readings(w: Window) -> tuple[str, str]:

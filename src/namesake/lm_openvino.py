@@ -191,8 +191,8 @@ class OpenVinoRunner:
         self._body = core.compile_model(body, "CPU", common).create_infer_request()
         self._head = core.compile_model(head, "CPU", common).create_infer_request()
 
-    def gains(self, rows: Sequence[Row]) -> np.ndarray:
-        """log P(final reading) − log P(original reading) per row, windows packed into lines."""
+    def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
+        """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines."""
         totals = np.zeros(2 * len(rows))
         lines = pack([sum(map(len, r)) for r in rows], LINE_TOKENS)
         for start in range(0, len(lines), LINES_PER_BATCH):
@@ -204,4 +204,4 @@ class OpenVinoRunner:
             # the target's own logit exactly (float32); the normaliser from the fast head
             picked = np.einsum("nd,dn->n", states, self.model.head_t[:, batch.targets])
             np.add.at(totals, batch.reading, picked - norm)
-        return totals[1::2] - totals[0::2]
+        return totals.reshape(-1, 2)

@@ -168,3 +168,16 @@ def test_without_openvino_the_numpy_pass_runs_and_says_so(
     assert scorer.runtime == "numpy float32"
     assert any("OpenVINO unavailable" in r.getMessage() for r in caplog.records)
     assert scorer.gains([Window("thanks for joining", "us", "US", " today")])[0] < -3
+
+
+def test_each_reading_has_its_own_log_probability_and_their_difference_is_the_gain(lm: SentenceScorer) -> None:
+    windows = [
+        Window("thanks for joining", "us", "US", " today"),
+        Window("our Microsoft", "teams", "Teams", " product"),
+    ]
+    both = lm.readings(windows)
+    assert both.shape == (2, 2) and (both < 0).all()
+    assert (
+        both[0, 1] < both[0, 0] and both[1, 1] > both[1, 0]
+    )  # "joining US today" reads worse, "Microsoft Teams" better
+    assert np.allclose(both[:, 1] - both[:, 0], lm.gains(windows), atol=1e-3)
