@@ -12,7 +12,8 @@ from namesake.reliability.ports import ContextModel
 from namesake.settings import Settings
 from namesake.vectors import VectorStore, open_vector_store
 
-_NOT_LOADED = object()
+# what `Runtime.preloaded_context_model` holds until the language model is first asked for
+NOT_LOADED = object()
 
 
 @dataclass
@@ -30,7 +31,7 @@ class Runtime:
     @property
     def context_model(self) -> ContextModel | None:
         """The language model (None: off, or it cannot load), loaded once per process when first asked for."""
-        if self.preloaded_context_model is _NOT_LOADED:
+        if self.preloaded_context_model is NOT_LOADED:
             self.preloaded_context_model = build_context_model(self.settings)
         model = self.preloaded_context_model
         return model if isinstance(model, ContextModel) else None
@@ -53,7 +54,7 @@ def open_runtime(settings: Settings) -> Runtime:
         db.close()
         raise
     try:
-        return Runtime(settings, db, vectors, embedder, build_llm(settings), _NOT_LOADED)
+        return Runtime(settings, db, vectors, embedder, build_llm(settings), NOT_LOADED)
     except BaseException:
         vectors.close()
         db.close()
