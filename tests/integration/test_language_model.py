@@ -1,4 +1,4 @@
-"""The bundled language model (SmolLM2-135M in numpy), and the pipeline reading everyday words with it."""
+"""The bundled language model (SmolLM2-135M compiled by OpenVINO, numpy as reference) and the pipeline reading with it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,15 @@ from namesake.reliability.ports import ContextModel, Window
 from namesake.reliability.reading import GAIN, needs_reading, window_of
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Segment
 from namesake.settings import Settings
+
+# an everyday word where it is meant (the first three) and the name where it is (the last two)
+EVERYDAY = [
+    Window("I think that", "bodes", "Biden's", " well for the company"),
+    Window("thanks for joining", "us", "US", " today"),
+    Window("our sales", "teams", "Teams", " worked hard"),
+    Window("the United States and the", "us", "US", " market"),
+    Window("our Microsoft", "teams", "Teams", " product is growing"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +45,7 @@ def test_the_model_ships_in_a_package_and_is_a_context_model(lm: SentenceScorer)
 def test_a_reader_hears_the_everyday_word_where_it_is_meant_and_the_name_where_it_is() -> None:
     scorer = load_sentence_scorer()
     assert scorer is not None
-    windows = [
-        Window("I think that", "bodes", "Biden's", " well for the company"),
-        Window("thanks for joining", "us", "US", " today"),
-        Window("our sales", "teams", "Teams", " worked hard"),
-        Window("the United States and the", "us", "US", " market"),
-        Window("our Microsoft", "teams", "Teams", " product is growing"),
-    ]
-    gains = scorer.gains(windows)
+    gains = scorer.gains(EVERYDAY)
     assert gains[0] < -3 and gains[1] < -3 and gains[2] < -3
     assert gains[3] > 3 and gains[4] > 3
 
@@ -145,9 +147,8 @@ def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_
     assert path is not None and lm.runtime.startswith("openvino")
     reference = SentenceScorer(path, weights_cache=tmp_path, runtime="numpy")
     windows = [
+        *EVERYDAY,
         Window("we had some workers", "comp", "CMP", " claims this quarter"),
-        Window("thanks for joining", "us", "US", " today"),
-        Window("our Microsoft", "teams", "Teams", " product is growing"),
         Window("", "cup", "Cup", " of coffee"),
         Window("revenue from the", "logistics", "Logistics", " segment grew in the quarter"),
     ]
