@@ -1,4 +1,4 @@
-"""The bundled language model (SmolLM2-135M compiled by OpenVINO, numpy as reference) and the pipeline reading with it."""
+"""The bundled language model (SmolLM2-135M compiled by OpenVINO, numpy as reference), and the pipeline reading."""
 
 from __future__ import annotations
 
