@@ -1,7 +1,8 @@
 """Speed: per-transcript latency (p50/p95, per stage) on a 9,000-word transcript with 300 canonical entries,
 and whole-file throughput (words/s) of `namesake analyze` next to the baseline's, in the same run.
 
-Both with the language model off and on (the default): its row is what reading everyday words costs.
+Both with the language model off and on (the default): its row is what reading everyday words costs; then
+the same with the numpy pass (RELIABILITY_LANGUAGE_MODEL_RUNTIME=numpy, 3 runs), the compiled pass's baseline.
 
 Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40]
 """
@@ -52,7 +53,7 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
-def latency(runs: int, transcripts: list[dict], language_model: str) -> None:
+def latency(runs: int, transcripts: list[dict], language_model: str, runtime: str = "openvino") -> None:
     """In-process analyses of the synthetic transcript on the embedded stack (no LLM), the language model on or off.
 
     With it on, its per-process cache is emptied before every run: each run pays for reading, as a new call does.
@@ -64,6 +65,7 @@ def latency(runs: int, transcripts: list[dict], language_model: str) -> None:
         namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")),
         llm_provider="none",
         reliability_language_model=language_model,
+        reliability_language_model_runtime=runtime,
     )
     runtime = open_runtime(settings)
     if language_model != "none" and runtime.context_model is None:
@@ -85,7 +87,8 @@ def latency(runs: int, transcripts: list[dict], language_model: str) -> None:
             stages.setdefault(k, []).append(v)
     runtime.close()
     print(
-        f"\n### latency, language model {language_model} ({read} rewrites read): {words} words, {entries} canonical"
+        f"\n### latency, language model {language_model}{f' ({runtime} pass)' if language_model != 'none' else ''}"
+        f" ({read} rewrites read): {words} words, {entries} canonical"
         f" entries, {runs} runs (embedded stack, no LLM)\n"
     )
     print("| stage | p50 ms | p95 ms |\n|---|---|---|")
@@ -142,6 +145,7 @@ def main() -> None:
         transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]
     latency(a.runs, transcripts, "none")
     latency(a.runs, transcripts, "smollm2")
+    latency(min(a.runs, 3), transcripts, "smollm2", runtime="numpy")  # the baseline of the compiled pass
     throughput(split, a.limit)
 
 
