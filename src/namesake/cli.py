@@ -234,6 +234,13 @@ def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestio
     return table
 
 
+def _language_model_label(model: object) -> str:
+    """What the demo says of the language model: its name and the pass that runs it, or why there is none."""
+    if model is None:
+        return "none (word-pair counts)"
+    return f"{getattr(model, 'name', '?')} ({getattr(model, 'runtime', 'adapter')})"
+
+
 @contextmanager
 def _open_services(settings: Settings) -> Iterator[Services]:
     """Open the runtime and the services over it (build_services, as the API does); close everything on the way out."""
@@ -385,7 +392,7 @@ def demo() -> None:
             f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
             f"embedder {runtime.embedder.name} {runtime.embedder.version}, "
             f"LLM {runtime.llm.name if runtime.llm else 'none'}, "
-            f"language model {runtime.context_model.name if runtime.context_model else 'none (word-pair counts)'}"
+            f"language model {_language_model_label(runtime.context_model)}"
         )
         for name in SAMPLES:
             raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")

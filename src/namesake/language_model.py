@@ -193,7 +193,7 @@ class SentenceScorer:
                 from namesake.lm_openvino import OpenVinoRunner
 
                 self._compiled = OpenVinoRunner(self.model)
-                self.runtime = f"openvino (body {self._compiled.precision}, head f32)"
+                self.runtime = f"openvino {self._compiled.precision}"
             except (ImportError, RuntimeError) as exc:  # no wheel for this platform, or no CPU plugin
                 log.warning("OpenVINO unavailable (%s): the language model runs in numpy, ~3.5x slower", exc)
         self._tok = tokenizer_of(self.model.tokens, self.model.merges)
