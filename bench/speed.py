@@ -53,7 +53,7 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
-def latency(runs: int, transcripts: list[dict], language_model: str, runtime: str = "openvino") -> None:
+def latency(runs: int, transcripts: list[dict], language_model: str, lm_pass: str = "openvino") -> None:
     """In-process analyses of the synthetic transcript on the embedded stack (no LLM), the language model on or off.
 
     With it on, its per-process cache is emptied before every run: each run pays for reading, as a new call does.
@@ -65,7 +65,7 @@ def latency(runs: int, transcripts: list[dict], language_model: str, runtime: st
         namesake_data_dir=Path(tempfile.mkdtemp(prefix="namesake-speed-")),
         llm_provider="none",
         reliability_language_model=language_model,
-        reliability_language_model_runtime=runtime,
+        reliability_language_model_runtime=lm_pass,
     )
     runtime = open_runtime(settings)
     if language_model != "none" and runtime.context_model is None:
@@ -87,7 +87,7 @@ def latency(runs: int, transcripts: list[dict], language_model: str, runtime: st
             stages.setdefault(k, []).append(v)
     runtime.close()
     print(
-        f"\n### latency, language model {language_model}{f' ({runtime} pass)' if language_model != 'none' else ''}"
+        f"\n### latency, language model {language_model}{f' ({lm_pass} pass)' if language_model != 'none' else ''}"
         f" ({read} rewrites read): {words} words, {entries} canonical"
         f" entries, {runs} runs (embedded stack, no LLM)\n"
     )
@@ -145,7 +145,7 @@ def main() -> None:
         transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]
     latency(a.runs, transcripts, "none")
     latency(a.runs, transcripts, "smollm2")
-    latency(min(a.runs, 3), transcripts, "smollm2", runtime="numpy")  # the baseline of the compiled pass
+    latency(min(a.runs, 3), transcripts, "smollm2", lm_pass="numpy")  # the baseline of the compiled pass
     throughput(split, a.limit)
 
 
