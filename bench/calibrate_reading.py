@@ -4,11 +4,12 @@ The first model (bench/calibrate.py) is checked by GroupKFold over calls; its he
 candidates would be shown or applied (best reading per span, ≥ the suggest threshold), exactly as the
 pipeline does before the language model reads them. Those with an everyday-word original
 (`reliability.reading.reads`) are read by the bundled model (SmolLM2-135M) in their words, and a second set
-of trees learns from [the signals, the first model's log-odds, `lm_gain`] with the same labels and harm
-weights. Every figure printed is held-out twice over: a call's candidates are scored by first and second
-models that never saw it. Then the second model is refitted on every read candidate and written to
-`reliability/reading_model.json`. Its probability is the confidence shown; a read rewrite is applied on its own
-from RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from the usual suggest threshold.
+of trees learns from [the signals, the first model's log-odds, `lm_gain`, the mean gain of the same pair's
+read occurrences in the call and their count] with the same labels and harm weights. Every figure printed
+is held-out twice over: a call's candidates are scored by first and second models that never saw it. Then
+the second model is refitted on every read candidate and written to `reliability/reading_model.json`. Its
+probability is the confidence shown; a read rewrite is applied on its own from
+RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from the usual suggest threshold.
 
 Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7]
        [--worse-weights 3 6] [--runtime openvino|numpy] [--also-read-with numpy --also-gains-cache F]
@@ -32,7 +33,7 @@ from calibrate import NOT_LEARNED, TREES, best_per_span, export, harm_weight, la
 from fold_models import write_fold_models
 from namesake.language_model import load_sentence_scorer
 from namesake.reliability.ports import Window
-from namesake.reliability.reading import GAIN, STAGE1, reads, window_of
+from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, STAGE1, pair_means, reads, window_of
 from namesake.reliability.trees import BUNDLED_READING_MODEL
 from namesake.settings import Settings
 
@@ -90,6 +91,18 @@ def read_gains(windows: list[Window], cache_path: Path | None, runtime: str = "o
         if cache_path:
             cache_path.write_text(json.dumps(cache))
     return [cache[k] for k in key]
+
+
+def pair_columns(read: list[int], windows: list[Window], gains: list[float], rows: list[dict[str, Any]]) -> np.ndarray:
+    """(pair_lm_mean, pair_reads) of each read row, within its call, as the pipeline computes them (pair_means)."""
+    by_call: dict[str, list[int]] = {}
+    for k, i in enumerate(read):
+        by_call.setdefault(rows[i]["transcript_id"], []).append(k)
+    out = np.zeros((len(read), 2))
+    for ks in by_call.values():
+        pairs = [(windows[k].original, rows[read[k]]["final"]) for k in ks]
+        out[ks] = pair_means(pairs, [gains[k] for k in ks])
+    return out
 
 
 def read_readings(windows: list[Window], cache_path: Path) -> np.ndarray:
@@ -156,6 +169,8 @@ def main() -> None:
         " kept in this cache file",
     )  # fmt: skip
     a = ap.parse_args()
+    if a.surprisal and a.also_read_with:
+        sys.exit("--surprisal and --also-read-with do not go together")
     if a.surprisal and a.out == BUNDLED_READING_MODEL:
         sys.exit("--surprisal is an experiment: the pipeline does not give those signals; write it with --out")
     a.gains_cache.parent.mkdir(parents=True, exist_ok=True)
@@ -190,14 +205,18 @@ def main() -> None:
         )  # fmt: skip
     gains = read_gains(windows, a.gains_cache, a.runtime)
     logit = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1))
-    x2 = np.column_stack([x[read], logit[read], np.array(gains)])
+    names2 = [*features, STAGE1, GAIN, PAIR_GAIN, PAIR_READS]
+
+    def second_inputs(g: list[float]) -> np.ndarray:
+        return np.column_stack([x[read], logit[read], np.array(g), pair_columns(read, windows, g, rows)])
+
+    x2 = second_inputs(gains)
     served = None
     if a.also_read_with:
-        served = x2.copy()
-        served[:, -1] = read_gains(windows, a.also_gains_cache, a.also_read_with)
-        drift = np.abs(served[:, -1] - x2[:, -1])
+        served_gains = read_gains(windows, a.also_gains_cache, a.also_read_with)
+        served = second_inputs(served_gains)
+        drift = np.abs(np.array(served_gains) - np.array(gains))
         print(f"\ngains {a.runtime} vs {a.also_read_with}: mean |drift| {drift.mean():.3f} nat, max {drift.max():.3f}")
-    names2 = [*features, STAGE1, GAIN]
     if a.surprisal:
         x2 = np.column_stack([x2, read_readings(windows, a.surprisal)])
         names2 += ["lm_logp_original", "lm_logp_final"]

@@ -13,7 +13,7 @@ from namesake import language_model
 from namesake.language_model import SentenceScorer, bundled_model_path, load_sentence_scorer
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import ContextModel, Window
-from namesake.reliability.reading import GAIN, needs_reading, window_of
+from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, needs_reading, window_of
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Segment
 from namesake.settings import Settings
 
@@ -125,6 +125,7 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
         assert c is None or (c.decision is not Decision.AUTO_APPLIED and c.signals[GAIN] < 0), key
     backed = by_span[("3", "Microsoft teams")]
     assert backed.decision is Decision.AUTO_APPLIED and backed.signals[GAIN] > 0
+    assert backed.signals[PAIR_READS] == 1 and backed.signals[PAIR_GAIN] == backed.signals[GAIN]  # how its pair reads
 
 
 def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_path: Path) -> None:

@@ -50,3 +50,12 @@ def test_english_word_pairs_prefer_the_everyday_reading_in_its_context() -> None
         PipelineInputs([Segment("1", "which bodes well")], CanonicalDictionary({"persons": ["Biden's"]})),
         Settings(), RunStats())}  # fmt: skip
     assert signals["Biden's"]["ctx_gain"] < 0
+
+
+def test_an_occurrence_knows_how_its_pair_reads_across_the_call() -> None:
+    from namesake.reliability.reading import pair_means
+
+    pairs = [("teams", "Teams"), ("TEAMS", "Teams"), ("comp", "CMP"), ("teams", "Teams"), ("teams", "TEAMS")]
+    gains = [-4.0, 2.0, -10.0, -1.0, 5.0]
+    # heard in any case, the same final: one pair; another final is another pair
+    assert pair_means(pairs, gains) == [(-1.0, 3), (-1.0, 3), (-10.0, 1), (-1.0, 3), (5.0, 1)]

@@ -21,6 +21,11 @@ EVERYDAY_ZIPF = 3.0
 # The signal the model writes; the second scoring model reads it with the trees' log-odds (STAGE1).
 GAIN = "lm_gain"
 STAGE1 = "trees_logit"
+# How the same change reads across the call: the mean gain of every read occurrence of (heard, final) in the
+# transcript, and how many there are. Each occurrence keeps its own gain; the pair's reading is context for it
+# (held-out: word-changing auto edits wrong 4.8% → 4.4%, docs/reliability.md).
+PAIR_GAIN = "pair_lm_mean"
+PAIR_READS = "pair_reads"
 
 
 @dataclass
@@ -73,6 +78,18 @@ def read_in_context(
         window_of(segments[c.segment_id].text, c.start_char, c.end_char, c.final, left_words, right_words) for c in todo
     ]
     stats.windows = len(set(windows))
-    for c, gain in zip(todo, model.gains(windows), strict=True):
-        c.signals[GAIN] = round(gain, 4)
+    gains = [round(g, 4) for g in model.gains(windows)]
+    for c, gain in zip(todo, gains, strict=True):
+        c.signals[GAIN] = gain
+    for c, (mean, n) in zip(todo, pair_means([(c.original, c.final) for c in todo], gains), strict=True):
+        c.signals[PAIR_GAIN], c.signals[PAIR_READS] = mean, float(n)
     return stats
+
+
+def pair_means(pairs: list[tuple[str, str]], gains: list[float]) -> list[tuple[float, int]]:
+    """Per occurrence: the mean gain of all occurrences of its (heard in any case, final) pair, and their count."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    keys = [(heard.lower(), final) for heard, final in pairs]
+    for key, gain in zip(keys, gains, strict=True):
+        groups.setdefault(key, []).append(gain)
+    return [(round(sum(groups[k]) / len(groups[k]), 4), len(groups[k])) for k in keys]
