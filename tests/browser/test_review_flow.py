@@ -207,10 +207,11 @@ def test_a_dev_call_is_decided_in_at_most_half_the_key_presses(server: str, page
         current = page.locator("mark.s.current")
         assert "pending" in (current.get_attribute("class") or ""), "the page did not move to what is left"
         confidence = float(page.locator("#detail dd").nth(2).inner_text().split()[0])
+        deciding = current.get_attribute("id")  # read before the key: the locator follows the page once it moves
         press("a" if confidence >= 0.4 else "r")
         moved = ("(n) => document.querySelector('mark.s.current')?.id !== n"
                  " || !document.querySelector('mark.s.pending:not(.folded)')")  # fmt: skip
-        page.wait_for_function(moved, arg=current.get_attribute("id"))
+        page.wait_for_function(moved, arg=deciding)
     if page.locator("mark.s.folded").count():
         press("R")
         playwright_api.expect(page.locator("#status")).to_contain_text("folded")
