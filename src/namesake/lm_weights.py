@@ -71,7 +71,7 @@ def write_cache(folder: Path, config: dict[str, float], arrays: dict[str, np.nda
 
 
 def read_cache(folder: Path) -> Parts:
-    """The cached matrices as read-only views of one memory map."""
+    """The cached matrices as views of one copy-on-write memory map: shared pages, and OpenVINO may wrap them."""
     index = json.loads((folder / "index.json").read_text())
     flat = np.memmap(folder / "weights.f32", dtype=np.float32, mode="c")  # copy-on-write: OpenVINO shares it
     arrays = {}
