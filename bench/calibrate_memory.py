@@ -10,7 +10,7 @@ Compared on held-out calls (GroupKFold by call): the hand rules (the statuses as
 against the learned policy at several auto-apply bars, each re-scored with the yardstick on the second
 halves, with repeated mistakes fixed automatically / suggested. Writes the policy fitted on every row.
 
-Usage: python bench/calibrate_memory.py [--loop-out bench/out] [--bars 0.5 0.6 0.7] [--out FILE]
+Usage: python bench/calibrate_memory.py [--loop-out bench/out] [--bars 0.5 0.6 0.7] [--out FILE] [--drop F ...]
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def rows_of(preds: list[dict[str, Any]], halves: dict[str, dict[str, Any]]) -> l
             fixed, broken, closer = judge(segs[s["segment_id"]], s)
             good = broken == 0 and closer <= 0 and (fixed > 0 or closer < 0)
             out.append({"at": (p_i, s_i), "x": policy_features(sig, evidence), "y": int(good),
-                        "group": str(t["group"]), "one_off": bool(sig.get("remembered_one_off"))})  # fmt: skip
+                        "group": str(t["group"]), "one_off": bool(sig.get("remembered_one_off")),
+                        "covers_auto": sig.get("covers_reading") == 2.0})  # fmt: skip
     return out
 
 
@@ -64,7 +65,7 @@ def restatus(preds: list[dict[str, Any]], rows: list[dict[str, Any]], p: np.ndar
     out = [{**q, "suggestions": [dict(s) for s in q["suggestions"]]} for q in preds]
     for r, prob in zip(rows, p, strict=True):
         p_i, s_i = r["at"]
-        auto = prob >= bar and not r["one_off"]
+        auto = (prob >= bar or r["covers_auto"]) and not r["one_off"]  # as memory_policy.memory_bounds
         out[p_i]["suggestions"][s_i]["status"] = "auto_applied" if auto else "pending"
     return out
 
@@ -95,12 +96,13 @@ def main() -> None:
     ap.add_argument("--bars", type=float, nargs="*", default=[0.5, 0.6, 0.7])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--out", type=Path, default=BUNDLED_MEMORY_MODEL)
+    ap.add_argument("--drop", nargs="*", default=[], help="features left out (an ablation: what they add)")
     a = ap.parse_args()
     preds, halves = load(a.loop_out)
     rows = rows_of(preds, halves)
     if not rows:
         sys.exit("no memory-matched suggestion in the loop's output: run bench/learning_loop.py first")
-    names = sorted(rows[0]["x"])
+    names = sorted(set(rows[0]["x"]) - set(a.drop))
     x = np.array([[r["x"][n] for n in names] for r in rows])
     y = np.array([r["y"] for r in rows])
     groups = np.array([r["group"] for r in rows])

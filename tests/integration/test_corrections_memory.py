@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, text
 
-from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
+from namesake.corrections_memory.bootstrap import PAYLOAD_INDEXES, CorrectionsMemoryBootstrap
 from namesake.corrections_memory.decision import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import list_corrections
@@ -205,7 +205,7 @@ def test_a_failing_vector_store_leaves_candidates_unchanged_and_counts(memory: R
 def test_bootstrap_is_idempotent_and_refuses_another_dimension(runtime: Runtime) -> None:
     boot = CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings)
     first, second = boot.ensure_collection(), boot.ensure_collection()
-    assert first.created and len(first.indexes_created) == 3
+    assert first.created and first.indexes_created == [name for name, _, _ in PAYLOAD_INDEXES]
     assert not second.created and second.indexes_created == []
     bad = tuned(runtime.settings, reliability_corrections_memory_vector_dim=1024)
     with pytest.raises(DimensionMismatchError, match="1024") as err:
@@ -234,12 +234,14 @@ def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: R
 
     now = datetime.now(UTC)
     writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
-    writer.record(_fix(original="Alpha", final="ALPHA Corp"))
+    writer.record(_fix(original="Alpha", final="ALPHA Corp", action="manual"))
     writer.record(_fix(original="Beta", final="BETA Corp"))
     with memory.db.session() as s:
         beta = update(CorrectionMirror).where(CorrectionMirror.original == "Beta")
         s.execute(beta.values(promoted_to_canonical=True))
-    assert [m.original for m in active_corrections(memory.db, "u1", now=now)] == ["Alpha"]  # promoted: canonical now
+    [alpha] = active_corrections(memory.db, "u1", now=now)  # Beta is promoted: canonical vocabulary now
+    assert alpha.original == "Alpha" and alpha.action == "manual" and alpha.age_days < 0.01  # how and when taught
+    assert 2.9 < active_corrections(memory.db, "u1", now=now + timedelta(days=3))[0].age_days < 3.1
     later = now + timedelta(days=memory.settings.reliability_corrections_memory_quarantine_days + 1)
     assert active_corrections(memory.db, "u1", now=later) == []  # expired, as the vector read says
 

@@ -13,7 +13,7 @@ from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import InvalidInputError
 from namesake.reliability.memory_policy import BoostParams, boost_for, is_one_off, may_inherit, policy_features
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment
+from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment, TaughtMatch
 from namesake.reliability.windows import function_words
 from namesake.settings import Settings
 from namesake.vectors.base import Match
@@ -123,3 +123,7 @@ def test_the_learned_policy_decides_whether_a_taught_fix_applies_by_itself(tmp_p
                                  "ORG", "we met Backman about it")  # fmt: skip
     assert all(d != "auto_applied" for _, d in _taught(text, paste, settings=_learned(tmp_path, 3.0)).values())
     assert policy_features({"remembered": 1.0, "lm_gain": -2.0}, 0.5)["read"] == 1.0  # the reading is a feature
+    by_hand = TaughtMatch(1.0, 1.0, 3.0, action="manual", age_days=4.0).audit()
+    assert by_hand["remembered_manual"] == 1.0 and by_hand["remembered_age_days"] == 4.0
+    assert policy_features(by_hand, 0.5)["taught_by_hand"] == 1.0  # how it was taught is a feature
+    assert "remembered_accept" not in TaughtMatch(1.0, 1.0, 3.0).audit()  # accepting is the usual way: not stored

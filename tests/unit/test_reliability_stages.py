@@ -8,7 +8,7 @@ import pytest
 
 from namesake.reliability.candidates import spot_candidates, token_set_similarity
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import apply_refusals, refusal_key
+from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.scorer import Scorer, confidence, decide, resolve_overlaps, score_candidates
 from namesake.reliability.types import (
@@ -18,6 +18,7 @@ from namesake.reliability.types import (
     Mode,
     RememberedCorrection,
     Segment,
+    TaughtMatch,
 )
 from namesake.settings import Settings
 
@@ -305,3 +306,38 @@ def test_a_window_one_word_short_never_proposes_repeating_its_misheard_neighbour
     assert not [c for c in kept if c.original == "Coulter"]  # never "Backman Beckman Coulter"
     alone = spot_candidates([Segment("s1", "and Coulter too")], entries, min_similarity=0.5, max_tokens=4)
     assert [c.repeats_neighbour for c in alone if c.original == "Coulter"] == [False]  # said alone, still a guess
+
+
+def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings_decision() -> None:
+    def taught(original: str, final: str, *, one_off: bool = False) -> Candidate:
+        return Candidate("s", 0, len(original), original, final, "ORG", "memory", confidence=0.3,
+                         decision=Decision.PENDING, taught=TaughtMatch(1.0, 1.0, 3.0, one_off=one_off))  # fmt: skip
+
+    def reading(end: int) -> Candidate:
+        return Candidate("s", 0, end, "yeti"[:end], "YETI", "ORG", "rag", confidence=0.95,
+                         decision=Decision.AUTO_APPLIED)  # fmt: skip
+
+    fix = taught("yeti dot", "YETI.com")
+    assert [k.final for k in resolve_overlaps([fix, reading(4)])] == ["YETI.com"]  # the user's final wins the span
+    assert fix.covers_reading is Decision.AUTO_APPLIED and fix.audit()["covers_reading"] == 2.0
+    # re-decided after the memory and the language model: still at least what the reading inside it was
+    assert memory_bounds(fix, 0.3, Decision.PENDING, 0.5) is Decision.AUTO_APPLIED
+    paste = taught("yeti dot", "YETI.com is the best cooler company there is, " * 3, one_off=True)
+    assert [k.final for k in resolve_overlaps([paste, reading(4)])] == ["YETI"]  # a paste never takes over
+    wider = Candidate("s", 0, 12, "yeti dot com", "YETI.com", "ORG", "rag", confidence=0.9,
+                      decision=Decision.AUTO_APPLIED)  # fmt: skip
+    narrow = taught("yeti", "Yeti Holdings")
+    assert [k.final for k in resolve_overlaps([narrow, wider])] == ["YETI.com"]  # a wider reading is not inside it
+    assert narrow.covers_reading is None
+
+
+def test_a_final_the_vector_memory_swapped_in_is_shown_not_applied() -> None:
+    """The signals judged "yeti" → YETI; the memory's "YETI's" (taught on "yetis") is the reviewer's call."""
+    c = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95, decision=Decision.AUTO_APPLIED)
+    take_remembered_final(c, "YETI's")
+    assert (c.final, c.proposed_final, c.source) == ("YETI's", "YETI", "memory")
+    assert memory_bounds(c, 0.95, Decision.AUTO_APPLIED, 0.5) is Decision.PENDING
+    kept = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95)
+    take_remembered_final(kept, "yeti")  # the same final in another case: nothing swapped, nothing capped
+    assert kept.proposed_final is None
+    assert memory_bounds(kept, 0.95, Decision.AUTO_APPLIED, 0.5) is Decision.AUTO_APPLIED

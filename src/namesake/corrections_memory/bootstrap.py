@@ -13,6 +13,9 @@ PAYLOAD_INDEXES: tuple[tuple[str, IndexKind, bool], ...] = (
     ("user_id", "keyword", True),  # tenant key: co-locates a user's points on a server
     ("entity_type", "keyword", False),
     ("quarantine_until", "integer", False),
+    # every read filters on these too: without an index, each of the user's points has its payload read
+    ("embedding_model", "keyword", False),
+    ("promoted_to_canonical", "integer", False),
 )
 
 

@@ -45,13 +45,14 @@ class CorrectionsMemoryReader:
         now = int(self.clock().timestamp())
         # one query per distinct (original, type): a transcript repeats the same mis-heard name
         keys = list(dict.fromkeys((c.original, c.entity_type) for c in candidates))
-        filters = [
-            memory_filter(
+        by_kind = {
+            kind: memory_filter(
                 user_id, entity_type=kind, embedding_model=self.embedder.name, quarantine_after=now,
                 exclude_promoted=True,
             )
-            for _, kind in keys
-        ]  # fmt: skip
+            for kind in {kind for _, kind in keys}
+        }  # fmt: skip
+        filters = [by_kind[kind] for _, kind in keys]
         try:
             vectors = self._embed([original for original, _ in keys])
             found = self.store.query_batch(CORRECTIONS_COLLECTION, vectors, limit=1, filters=filters)

@@ -33,6 +33,8 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.entity_type,
             CorrectionMirror.context_phrase,
             CorrectionMirror.frequency,
+            CorrectionMirror.action,
+            CorrectionMirror.created_at,
         ).where(
             CorrectionMirror.user_id == user_id,
             CorrectionMirror.status == "active",
@@ -40,7 +42,10 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.promoted_to_canonical.is_(False),
         )
     ).all()
-    return [RememberedCorrection(o, f, t, c, n) for o, f, t, c, n in rows]
+    return [
+        RememberedCorrection(o, f, t, c, n, action, max(0.0, (when - created).total_seconds() / 86400))
+        for o, f, t, c, n, action, created in rows
+    ]
 
 
 def correction_state(row: CorrectionMirror, now: datetime) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from namesake.reliability.trees import TreeModel
-from namesake.reliability.types import Candidate, Decision, RememberedCorrection
+from namesake.reliability.types import DECISION_RANK, Candidate, Decision, RememberedCorrection
 from namesake.settings import Settings
 from namesake.text import compact, normalise
 
@@ -218,10 +218,24 @@ def memory_bounds(
     A fix the user taught is applied where it was taught (same original, and no everyday word or a like
     context) — or, under the learned policy, where the policy says it is right; any other remembered fix, or
     one a letter away, is at least shown; the memory's bonus never makes a rewrite automatic on its own
-    ("uh" → "GMA" was right once, in one place, not for every "uh"); a paste is never applied elsewhere.
+    ("uh" → "GMA" was right once, in one place, not for every "uh"), nor does a final it swapped in from a
+    near original; a paste is never applied elsewhere.
     """
     if c.contested:
         return decision
+    if c.proposed_final is not None and c.taught is None and decision is Decision.AUTO_APPLIED:
+        # the vector memory put in a final taught on another original ("yetis" → YETI's, on "yeti"): the
+        # signals judged the spotter's final, not this one (the learning loop: 56 of 71 such edits harmed)
+        return Decision.PENDING
+    if c.covers_reading is not None:  # a reading inside the taught span was decided so: at least that
+        return max(c.covers_reading, _policy(c, evidence, decision, auto_apply, learned), key=DECISION_RANK.__getitem__)
+    return _policy(c, evidence, decision, auto_apply, learned)
+
+
+def _policy(
+    c: Candidate, evidence: float, decision: Decision, auto_apply: float, learned: LearnedPolicy | None
+) -> Decision:
+    """memory_bounds for an uncontested candidate: the learned policy or the hand rules."""
     if learned is not None and c.taught is not None and c.taught.similarity > 0:
         if not c.taught.one_off and learned.probability(c, evidence) >= learned.bar:
             return Decision.AUTO_APPLIED
@@ -237,12 +251,18 @@ def memory_bounds(
 
 def policy_features(audit: dict[str, float], evidence: float) -> dict[str, float]:
     """What the learned policy reads of a memory-matched candidate: its stored signals (Candidate.audit) and
-    the evidence of its other signals, before the memory's bonus."""
+    the evidence of its other signals, before the memory's bonus.
+
+    Age (`remembered_age_days`) is stored but not read: every simulated session is minutes old, so nothing
+    could be learned from it; time is the expiry's business (`quarantine_until`, renewed by teaching).
+    """
     ev = min(max(evidence, 1e-4), 1 - 1e-4)
     context = audit.get("remembered_context")
     return {
         "similarity": audit.get("remembered", 0.0),
         "times_taught": math.log1p(audit.get("remembered_frequency", 0.0)),
+        "taught_by_hand": audit.get("remembered_manual", 0.0),
+        "taught_by_edit": audit.get("remembered_edit", 0.0),
         "everyday": audit.get("remembered_everyday", 0.0),
         "context": -1.0 if context is None else context,
         "case_only": audit.get("case_only", 0.0),

@@ -70,7 +70,9 @@ def remembered_candidates(
                     here = neighbour_words(tokens[w.segment], w.first, w.last, language)
                     context = round(context_share(here, taught), 4)
                 everyday = everyday_zipf(cand.original, language)
-                cand.taught = TaughtMatch(round(sim, 4), float(memo.frequency), everyday, context, one_off[mi])
+                cand.taught = TaughtMatch(
+                    round(sim, 4), float(memo.frequency), everyday, context, one_off[mi], memo.action, memo.age_days
+                )
                 out.append(cand)
     return out
 

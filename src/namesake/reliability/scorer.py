@@ -21,7 +21,7 @@ from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
-from namesake.reliability.types import Candidate, Decision, Segment
+from namesake.reliability.types import DECISION_RANK, Candidate, Decision, Segment
 from namesake.settings import Settings
 from namesake.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
 
@@ -233,15 +233,14 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
         c.decision = decide(c, w, ev)
 
 
-DECISION_RANK = {Decision.AUTO_APPLIED: 2, Decision.PENDING: 1, Decision.DROPPED: 0}
-
-
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
     The strongest decision first; among equals what the user taught (they said what this span means),
-    then confidence, then the longer span, then the earlier.
+    then confidence, then the longer span, then the earlier. A fix the user taught takes its span from the
+    readings inside it, with the strongest decision among them (`covers_reading`).
     """
+    _taught_over_readings(candidates)
     ordered = sorted(
         candidates,
         key=lambda c: (
@@ -261,3 +260,23 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
         spans.append((c.start_char, c.end_char))
         kept.append(c)
     return sorted(kept, key=lambda c: (c.segment_id, c.start_char))
+
+
+def _taught_over_readings(candidates: list[Candidate]) -> None:
+    """Lift a taught fix to the strongest decision of the readings within its span: they say the span is a name
+    here, and the user said which ("yeti dot" → YETI.com over "yeti" → YETI; measured on the learning loop)."""
+    mine = [c for c in candidates if taught(c) and c.taught is not None and not c.taught.one_off]
+    if not mine:
+        return
+    by_segment: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        by_segment.setdefault(c.segment_id, []).append(c)
+    for t in mine:
+        inside = [
+            c.decision
+            for c in by_segment[t.segment_id]
+            if c is not t and not taught(c) and t.start_char <= c.start_char and c.end_char <= t.end_char
+        ]
+        best = max(inside, key=DECISION_RANK.__getitem__, default=None)
+        if best is not None and DECISION_RANK[best] > DECISION_RANK[t.decision]:
+            t.covers_reading = t.decision = best

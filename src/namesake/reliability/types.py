@@ -69,6 +69,10 @@ class Decision(StrEnum):
     DROPPED = "dropped"
 
 
+# How strong a decision is: overlapping readings keep the strongest.
+DECISION_RANK = {Decision.AUTO_APPLIED: 2, Decision.PENDING: 1, Decision.DROPPED: 0}
+
+
 @dataclass(frozen=True)
 class Suggestion:
     """A suggestion as stored and answered: from the pipeline's save to the routes and the page."""
@@ -189,6 +193,8 @@ class RememberedCorrection:
     entity_type: str
     context: str = ""  # the words around the span where the user taught it
     frequency: int = 1  # how many times the user made it
+    action: str = "accept"  # how it was first taught: accept / edit (a suggestion's final changed) / manual
+    age_days: float = 0.0  # days since it was first taught
 
 
 @dataclass(frozen=True)
@@ -200,6 +206,8 @@ class TaughtMatch:
     everyday: float  # Zipf frequency of the span's commonest word (numbers count as everyday)
     context: float | None = None  # share of neighbouring words also around where it was taught (None: no context)
     one_off: bool = False  # the taught final is a paste or a sentence
+    action: str = "accept"  # how it was first taught (RememberedCorrection.action)
+    age_days: float = 0.0  # days since it was first taught
 
     def audit(self) -> dict[str, float]:
         """Stored with the suggestion under the names the page reads ("remembered", …)."""
@@ -209,6 +217,10 @@ class TaughtMatch:
             out["remembered_context"] = self.context
         if self.one_off:
             out["remembered_one_off"] = 1.0
+        if self.action != "accept":  # taught by hand or by editing a suggestion: the pipeline had it wrong
+            out[f"remembered_{self.action}"] = 1.0
+        if self.age_days:
+            out["remembered_age_days"] = round(self.age_days, 2)
         return out
 
 
@@ -243,6 +255,9 @@ class Candidate:
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
+    # A fix the user taught won its span from a reading inside it that was decided this ("covid" → COVID,
+    # applied, inside taught "covid" → COVID-19): the span names something here, in the user's words.
+    covers_reading: Decision | None = None
 
     def audit(self) -> dict[str, float]:
         """What is stored with a suggestion to explain it: the signals it was scored on, the memory's say, its flags."""
@@ -253,6 +268,8 @@ class Candidate:
             extra.update(memory_bonus=self.memory_bonus, memory_score=self.memory_score)
         if self.taught is not None:
             extra.update(self.taught.audit())
+        if self.covers_reading is not None:
+            extra["covers_reading"] = 2.0 if self.covers_reading is Decision.AUTO_APPLIED else 1.0
         flags = {"contested": self.contested, "extends_right_entity": self.extends_right_entity}
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 

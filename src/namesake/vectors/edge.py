@@ -227,16 +227,17 @@ class EdgeVectorStore:
         """One planned batch: queries share a pass over the segments."""
         if not vectors:
             return []
-        requests = [
-            qe.QueryRequest(
-                limit=limit,
-                query=qe.Query.Nearest([float(x) for x in v]),
-                filter=to_edge_filter(f),
-                with_payload=True,
-                with_vector=False,
+        edge_filters: dict[int, qe.Filter | None] = {}  # a batch repeats a few filter objects many times
+        requests = []
+        for v, f in zip(vectors, filters, strict=True):
+            if id(f) not in edge_filters:  # by identity: `filters` holds them alive, and hashing one costs more
+                edge_filters[id(f)] = to_edge_filter(f)
+            query = qe.Query.Nearest(v)  # the binding reads any sequence of numbers: no copy in Python
+            requests.append(
+                qe.QueryRequest(
+                    limit=limit, query=query, filter=edge_filters[id(f)], with_payload=True, with_vector=False
+                )
             )
-            for v, f in zip(vectors, filters, strict=True)
-        ]
         answers = self._run(name, "query", lambda s: s.query_batch(qe.QueryBatchRequest(requests)))
         return [
             [ScoredHit(normalise_id(h.id), float(h.score), dict(h.payload or {})) for h in hits] for hits in answers
