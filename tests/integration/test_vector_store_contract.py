@@ -228,3 +228,31 @@ def test_the_embedded_store_keeps_a_bounded_number_of_collections_open(
     assert [store.count(f"t{i}") for i in range(8)] == [2] * 8  # closed ones reopen on demand, data intact
     assert store.open_collections() == 3
     store.close()
+
+
+def test_the_embedded_memory_has_no_graph_and_answers_the_same_once_optimized(tmp_path: Path) -> None:
+    import json
+
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    s = EdgeVectorStore(tmp_path / "q")
+    s.ensure_collection(CORRECTIONS_COLLECTION, DIM)
+    pts = [VectorPoint(uuid.uuid4(), _unit(i), {"user_id": f"u{i % 7}"}) for i in range(3000)]
+    for i in range(0, len(pts), 500):
+        s.upsert(CORRECTIONS_COLLECTION, pts[i : i + 500])
+    queries = [_unit(10_000 + i) for i in range(20)]
+    filters = [Filter(must=(Match("user_id", f"u{i % 7}"),)) for i in range(20)]
+
+    def answers(store: EdgeVectorStore) -> list[list[tuple[object, float]]]:
+        found = store.query_batch(CORRECTIONS_COLLECTION, queries, limit=3, filters=filters)
+        return [[(h.id, round(h.score, 5)) for h in hits] for hits in found]
+
+    before = answers(s)
+    assert isinstance(s.optimize(CORRECTIONS_COLLECTION), bool)
+    assert answers(s) == before  # exact either way: every read is one user's points, scored through the index
+    s.close()
+    config = json.loads((tmp_path / "q" / CORRECTIONS_COLLECTION / "shard" / "edge_config.json").read_text())
+    assert config["hnsw_config"]["m"] == 0  # no graph over everyone's points: nothing reads one
+    again = EdgeVectorStore(tmp_path / "q")
+    assert answers(again) == before and again.count(CORRECTIONS_COLLECTION) == 3000
+    again.close()

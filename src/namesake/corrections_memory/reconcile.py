@@ -36,6 +36,7 @@ class ReconcileReport:
     drift_repaired: int = 0
     unrestorable: int = 0
     orphan_collections_dropped: int = 0
+    optimized: bool = False  # the embedded store compacted the memory's segments (it never does by itself)
 
 
 # Fields whose drift changes what the boost or promotion does; repaired from PostgreSQL.
@@ -123,6 +124,7 @@ class CorrectionsMemoryReconciler:
             )
         report.restored = len(missing)
         report.orphan_collections_dropped = self.drop_orphan_collections()
+        report.optimized = self.store.optimize(CORRECTIONS_COLLECTION)
         return report
 
     def drop_orphan_collections(self) -> int:

@@ -160,6 +160,11 @@ class VectorStore(Protocol):
         """Merge payload keys into the given points."""
         ...
 
+    def optimize(self, name: str) -> bool:
+        """Compact the collection's segments, blocking (the embedded store never does it by itself); False when
+        there was nothing to do or the server does it on its own."""
+        ...
+
     def delete(self, name: str, ids: Sequence[PointId]) -> None:
         """Delete points by id (missing ids are ignored)."""
         ...

@@ -215,6 +215,10 @@ class ServerVectorStore:
         answer = self._run("count", lambda: self.client.count(name, count_filter=to_client_filter(flt), exact=True))
         return int(answer.count)
 
+    def optimize(self, name: str) -> bool:
+        """Nothing to do: a Qdrant server runs its optimizers by itself."""
+        return False
+
     def set_payload(self, name: str, ids: Sequence[PointId], payload: dict[str, Any]) -> None:
         """Merge keys into the points' payloads."""
         if not ids:
