@@ -269,7 +269,7 @@ class Candidate:
         if self.taught is not None:
             extra.update(self.taught.audit())
         if self.covers_reading is not None:
-            extra["covers_reading"] = 2.0 if self.covers_reading is Decision.AUTO_APPLIED else 1.0
+            extra["covers_reading"] = float(DECISION_RANK[self.covers_reading])
         flags = {"contested": self.contested, "extends_right_entity": self.extends_right_entity}
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 
