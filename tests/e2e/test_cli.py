@@ -115,19 +115,35 @@ def test_records_reach_stdout_while_a_terminal_shows_the_bar_on_stderr(env: dict
     import pty
     import subprocess
     import sys
+    import threading
 
     path = tmp_path / "two.jsonl"
     path.write_text(json.dumps(TRANSCRIPT) + "\n" + json.dumps(dict(TRANSCRIPT, transcript_id="cli-2")) + "\n")
     out = tmp_path / "out.jsonl"
     main, terminal = pty.openpty()  # stderr is a terminal, stdout a file: `namesake analyze FILE > out.jsonl`
+    shown: list[bytes] = []
+
+    def watch() -> None:  # a terminal reads as it goes: unread, the bar's redraws would fill the pty and block
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the child exited and its end is closed
+                return
+            if not chunk:
+                return
+            shown.append(chunk)
+
+    reader = threading.Thread(target=watch, daemon=True)
+    reader.start()
     with out.open("w") as stdout:
         code = subprocess.run(
             [str(Path(sys.executable).parent / "namesake"), "analyze", str(path)],
             stdout=stdout, stderr=terminal, env=os.environ, timeout=300,
         ).returncode  # fmt: skip
     os.close(terminal)
-    screen = os.read(main, 65536).decode(errors="replace")
+    reader.join(timeout=10)
     os.close(main)
+    screen = b"".join(shown).decode(errors="replace")
     assert code == 0
     assert [json.loads(line)["transcript_id"] for line in out.read_text().splitlines()] == ["cli-1", "cli-2"]
     assert "analysing" in screen and "transcript_id" not in screen  # the bar on the terminal, the records not
