@@ -191,9 +191,10 @@ def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> No
     memory.vectors.set_payload(CORRECTIONS_COLLECTION, [a.point_id], {"frequency": 99})  # drift
     vec = memory.embedder.embed(["orphan"])[0].tolist()
     old, young = uuid.uuid4(), uuid.uuid4()
+    now = datetime.now(UTC)  # not the module's NOW: the suite may reach this test past the 300 s grace period
     memory.vectors.upsert(CORRECTIONS_COLLECTION, [
-        VectorPoint(old, vec, {"user_id": "u", "created_at": int((NOW - timedelta(hours=2)).timestamp())}),
-        VectorPoint(young, vec, {"user_id": "u", "created_at": int(NOW.timestamp())}),
+        VectorPoint(old, vec, {"user_id": "u", "created_at": int((now - timedelta(hours=2)).timestamp())}),
+        VectorPoint(young, vec, {"user_id": "u", "created_at": int(now.timestamp())}),
     ])  # fmt: skip
     report = tasks.reconcile(memory).report
     assert (report.orphans_deleted, report.orphans_too_young, report.restored, report.drift_repaired) == (1, 1, 1, 1)
