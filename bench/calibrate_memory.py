@@ -28,7 +28,7 @@ import numpy as np
 from _common import judge, score
 from calibrate import export
 from learning_loop import repeated
-from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, policy_features
+from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, may_apply_away, policy_features
 
 # Shallow and strongly regularised: a few thousand rows from a few hundred calls.
 TREES = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_nodes": 7, "min_samples_leaf": 30, "l2_regularization": 1.0}
@@ -65,7 +65,8 @@ def restatus(preds: list[dict[str, Any]], rows: list[dict[str, Any]], p: np.ndar
     out = [{**q, "suggestions": [dict(s) for s in q["suggestions"]]} for q in preds]
     for r, prob in zip(rows, p, strict=True):
         p_i, s_i = r["at"]
-        auto = (prob >= bar or r["covers_auto"]) and not r["one_off"]  # as memory_policy.memory_bounds
+        learned = prob >= bar and may_apply_away(r["x"])
+        auto = (learned or r["covers_auto"]) and not r["one_off"]  # as memory_policy.memory_bounds
         out[p_i]["suggestions"][s_i]["status"] = "auto_applied" if auto else "pending"
     return out
 

@@ -11,7 +11,14 @@ import pytest
 from namesake.corrections_memory.decision import Existing, SemanticHit, WriteOutcome, decide_write
 from namesake.corrections_memory.scope import memory_filter
 from namesake.errors import InvalidInputError
-from namesake.reliability.memory_policy import BoostParams, boost_for, is_one_off, may_inherit, policy_features
+from namesake.reliability.memory_policy import (
+    BoostParams,
+    boost_for,
+    is_one_off,
+    may_apply_away,
+    may_inherit,
+    policy_features,
+)
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment, TaughtMatch
 from namesake.reliability.windows import function_words
@@ -126,4 +133,20 @@ def test_the_learned_policy_decides_whether_a_taught_fix_applies_by_itself(tmp_p
     by_hand = TaughtMatch(1.0, 1.0, 3.0, action="manual", age_days=4.0).audit()
     assert by_hand["remembered_manual"] == 1.0 and by_hand["remembered_age_days"] == 4.0
     assert policy_features(by_hand, 0.5)["taught_by_hand"] == 1.0  # how it was taught is a feature
+
+
+def test_an_everyday_word_taught_elsewhere_is_applied_only_where_the_language_model_read_it() -> None:
+    def features(everyday: float, context: float | None, gain: float | None) -> dict[str, float]:
+        audit = {"remembered": 1.0, "remembered_frequency": 2.0, "remembered_everyday": everyday}
+        if context is not None:
+            audit["remembered_context"] = context
+        if gain is not None:
+            audit["lm_gain"] = gain
+        return policy_features(audit, 0.01)
+
+    assert not may_apply_away(features(5.6, None, None))  # "great" → Greg, nothing read: never by itself
+    assert not may_apply_away(features(5.6, 0.2, None))  # nor where the words around differ
+    assert may_apply_away(features(5.6, 0.6, None))  # where it was taught
+    assert may_apply_away(features(5.6, None, -3.0))  # read here: the policy weighs the reading
+    assert may_apply_away(features(1.2, None, None))  # "Cytova" is no everyday word
     assert "remembered_accept" not in TaughtMatch(1.0, 1.0, 3.0).audit()  # accepting is the usual way: not stored

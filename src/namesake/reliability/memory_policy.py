@@ -237,7 +237,8 @@ def _policy(
 ) -> Decision:
     """memory_bounds for an uncontested candidate: the learned policy or the hand rules."""
     if learned is not None and c.taught is not None and c.taught.similarity > 0:
-        if not c.taught.one_off and learned.probability(c, evidence) >= learned.bar:
+        features = policy_features(c.audit(), evidence)
+        if not c.taught.one_off and may_apply_away(features) and learned.probability(c, evidence) >= learned.bar:
             return Decision.AUTO_APPLIED
         return Decision.PENDING
     if taught_here(c):
@@ -247,6 +248,15 @@ def _policy(
     if decision is Decision.AUTO_APPLIED and evidence < auto_apply:
         return Decision.PENDING
     return decision
+
+
+def may_apply_away(features: dict[str, float]) -> bool:
+    """Whether the learned policy may apply a fix by itself: an everyday original or a case change, taught where
+    the words around were not alike, only where the language model read it here and backs it — "great" →
+    Greg taught twice is not for "a great quarter" (a guard, not learned: the sessions rarely show it)."""
+    if features["everyday"] < EVERYDAY or features["context"] >= SAME_CONTEXT:
+        return True
+    return features["read"] > 0
 
 
 def policy_features(audit: dict[str, float], evidence: float) -> dict[str, float]:
