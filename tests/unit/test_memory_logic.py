@@ -133,6 +133,7 @@ def test_the_learned_policy_decides_whether_a_taught_fix_applies_by_itself(tmp_p
     by_hand = TaughtMatch(1.0, 1.0, 3.0, action="manual", age_days=4.0).audit()
     assert by_hand["remembered_manual"] == 1.0 and by_hand["remembered_age_days"] == 4.0
     assert policy_features(by_hand, 0.5)["taught_by_hand"] == 1.0  # how it was taught is a feature
+    assert "remembered_accept" not in TaughtMatch(1.0, 1.0, 3.0).audit()  # accepting is the usual way: not stored
 
 
 def test_an_everyday_word_taught_elsewhere_is_applied_only_where_the_language_model_read_it() -> None:
@@ -149,4 +150,3 @@ def test_an_everyday_word_taught_elsewhere_is_applied_only_where_the_language_mo
     assert may_apply_away(features(5.6, 0.6, None))  # where it was taught
     assert may_apply_away(features(5.6, None, -3.0))  # read here: the policy weighs the reading
     assert may_apply_away(features(1.2, None, None))  # "Cytova" is no everyday word
-    assert "remembered_accept" not in TaughtMatch(1.0, 1.0, 3.0).audit()  # accepting is the usual way: not stored

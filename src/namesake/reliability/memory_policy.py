@@ -204,10 +204,13 @@ class LearnedPolicy:
     model: TreeModel
     bar: float
 
-    def probability(self, c: Candidate, evidence: float) -> float:
-        """How likely the remembered fix is right here, from policy_features."""
-        z = float(self.model.logits([policy_features(c.audit(), evidence)])[0])
-        return 1.0 / (1.0 + math.exp(-z))
+    def applies(self, c: Candidate, evidence: float) -> bool:
+        """Whether the remembered fix applies by itself here: past the guard, and likely right (policy_features)."""
+        features = policy_features(c.audit(), evidence)
+        if not may_apply_away(features):
+            return False
+        z = float(self.model.logits([features])[0])
+        return 1.0 / (1.0 + math.exp(-z)) >= self.bar
 
 
 def memory_bounds(
@@ -237,8 +240,7 @@ def _policy(
 ) -> Decision:
     """memory_bounds for an uncontested candidate: the learned policy or the hand rules."""
     if learned is not None and c.taught is not None and c.taught.similarity > 0:
-        features = policy_features(c.audit(), evidence)
-        if not c.taught.one_off and may_apply_away(features) and learned.probability(c, evidence) >= learned.bar:
+        if not c.taught.one_off and learned.applies(c, evidence):
             return Decision.AUTO_APPLIED
         return Decision.PENDING
     if taught_here(c):
@@ -251,9 +253,9 @@ def _policy(
 
 
 def may_apply_away(features: dict[str, float]) -> bool:
-    """Whether the learned policy may apply a fix by itself: an everyday original or a case change, taught where
-    the words around were not alike, only where the language model read it here and backs it — "great" →
-    Greg taught twice is not for "a great quarter" (a guard, not learned: the sessions rarely show it)."""
+    """Whether the learned policy may apply a fix by itself: an everyday original taught where the words around
+    were not alike, only where the language model read it here — "great" → Greg taught twice is not for an
+    unread "a great quarter" (a guard, not learned: the sessions rarely show it)."""
     if features["everyday"] < EVERYDAY or features["context"] >= SAME_CONTEXT:
         return True
     return features["read"] > 0

@@ -19,7 +19,8 @@ from namesake.reliability.types import Candidate, Decision, Segment
 
 # Zipf frequency of the original's most common word from which the model reads it: a word in use, everyday
 # ("comp", "teams") or not ("genomics" 2.99, "coolers" 2.92, "newscast" 2.66); not an unknown form ("Cytova" 0).
-# Held-out, Earnings-21 harm 3.9% → 3.1% against a bar of 3, LibriSpeech 2.2% → 1.3% (docs/reliability.md).
+# Held-out, mean of three seeds: Earnings-21 harm 3.9% → 3.1% against a bar of 3, LibriSpeech 2.2% → 1.3%
+# (docs/reliability.md).
 READ_ZIPF = 1.5
 # The signal the model writes; the second scoring model reads it with the trees' log-odds (STAGE1).
 GAIN = "lm_gain"
