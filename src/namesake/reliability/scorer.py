@@ -46,8 +46,8 @@ class Scorer:
     model: TreeModel | None = None
     # what the trees' log-odds become once the language model has read a candidate (bench/calibrate_reading.py)
     reading: TreeModel | None = None
-    # a rewrite of an everyday word the language model read is applied on its own from this confidence
-    read_auto_apply: float = 0.6
+    # a rewrite of a word in use the language model read is applied on its own from this confidence
+    read_auto_apply: float = 0.62
     # the learned memory policy (RELIABILITY_MEMORY_POLICY=learned), else the hand rules
     memory: LearnedPolicy | None = None
 
