@@ -100,17 +100,18 @@ def _context_logp(language: str, left: str | None, words: tuple[str, ...], right
 
 
 def count_phrases(segments: list[Segment], phrases: set[tuple[str, ...]]) -> Counter[tuple[str, ...]]:
-    """How often each phrase (words as written) appears in the transcript; one pass, indexed by first word."""
-    by_first: dict[str, list[tuple[str, ...]]] = {}
+    """How often each phrase (words as written) appears in the transcript; one pass, indexed by first word and
+    length (a first word like "the" starts hundreds of phrases: one set lookup per length, not one per phrase)."""
+    lengths: dict[str, set[int]] = {}
     for p in phrases:
         if p:
-            by_first.setdefault(p[0], []).append(p)
+            lengths.setdefault(p[0], set()).add(len(p))
     found: Counter[tuple[str, ...]] = Counter()
     for s in segments:
         words = written_form(s.text)
         for i, w in enumerate(words):
-            for p in by_first.get(w, ()):
-                if words[i : i + len(p)] == p:
+            for n in lengths.get(w, ()):
+                if (p := words[i : i + n]) in phrases and len(p) == n:
                     found[p] += 1
     return found
 

@@ -140,11 +140,14 @@ def _text_signals(
 
 def fill_context_signals(cands: list[Candidate]) -> None:
     """Signals across a transcript's candidates: how often the same change recurs, how contested a span is."""
-    pairs = Counter((compact(c.original), compact(c.final)) for c in cands)
-    spans = Counter(c.span for c in cands)
-    for c in cands:
-        c.signals["pair_repeats"] = round(math.log1p(pairs[(compact(c.original), compact(c.final))]), 4)
-        c.signals["span_alternatives"] = round(math.log(spans[c.span]), 4)
+    keys = [((compact(c.original), compact(c.final)), (c.segment_id, c.start_char, c.end_char)) for c in cands]
+    pairs = Counter(pair for pair, _ in keys)
+    spans = Counter(span for _, span in keys)
+    repeats = {n: round(math.log1p(n), 4) for n in set(pairs.values())}  # a few distinct counts: rounded once
+    alternatives = {n: round(math.log(n), 4) for n in set(spans.values())}
+    for c, (pair, span) in zip(cands, keys, strict=True):
+        c.signals["pair_repeats"] = repeats[pairs[pair]]
+        c.signals["span_alternatives"] = alternatives[spans[span]]
 
 
 def _outside(signals: list[dict[str, float]], w: Scorer) -> list[float]:
