@@ -29,7 +29,17 @@ from typing import Any
 import numpy as np
 
 from _common import bench_file, bench_segments
-from calibrate import NOT_LEARNED, TREES, best_per_span, export, harm_weight, label, labelled_candidates, yardstick
+from calibrate import (
+    NOT_LEARNED,
+    READ_TREES,
+    TREES,
+    best_per_span,
+    export,
+    harm_weight,
+    label,
+    labelled_candidates,
+    yardstick,
+)
 from fold_models import write_fold_models
 from namesake.language_model import load_sentence_scorer
 from namesake.reliability.ports import Window
@@ -227,7 +237,7 @@ def main() -> None:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
         z2, z2_served = np.zeros(len(read)), np.zeros(len(read))
         for train, test in GroupKFold(a.folds).split(x2, y[read], groups[read]):
-            m = HistGradientBoostingClassifier(random_state=0, **TREES)
+            m = HistGradientBoostingClassifier(random_state=0, **READ_TREES)
             m.fit(x2[train], y[read][train], sample_weight=w2[train])
             z2[test] = m.decision_function(x2[test])
             if served is not None:
@@ -250,7 +260,7 @@ def main() -> None:
 
     bar, worse = a.bars[0], a.worse_weights[0]
     w2 = np.array([harm_weight(rows[i], worse) for i in read])
-    model = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x2, y[read], sample_weight=w2)
+    model = HistGradientBoostingClassifier(random_state=0, **READ_TREES).fit(x2, y[read], sample_weight=w2)
     meta = {
         "trained_on": a.files,
         "read": len(read),
@@ -263,7 +273,7 @@ def main() -> None:
         ],
         "auto_bar": bar,
         "worse_weight": worse,
-        "params": TREES,
+        "params": READ_TREES,
         "fitted": dt.date.today().isoformat(),
     }
     data = export(model, names2, meta)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from calibrate import TREES, export
+from calibrate import READ_TREES, TREES, export
 
 
 def fold_of_groups(x: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int) -> dict[str, int]:
@@ -48,7 +48,7 @@ def write_fold_models(
     for k in range(folds):
         m1 = HistGradientBoostingClassifier(random_state=0, **TREES)
         m1.fit(x[row_fold != k], y[row_fold != k], sample_weight=w[row_fold != k])
-        m2 = HistGradientBoostingClassifier(random_state=0, **TREES)
+        m2 = HistGradientBoostingClassifier(random_state=0, **READ_TREES)
         m2.fit(x2[read_fold != k], y2[read_fold != k], sample_weight=w2[read_fold != k])
         held = sorted(g for g, f in fold_of.items() if f == k)
         fold_meta = {**meta, "fold": k, "held_out_groups": held}
