@@ -173,7 +173,9 @@ def main() -> None:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     split = bench_file(a.file)
-    base = {"namesake_api_keys": [KEY], "max_request_bytes": 10**9}
+    # each fold's own embedded database, whatever DATABASE_URL says: a shared one (the test suite's) would be
+    # emptied under the loop by anything else using it, and the loop's rows left in it
+    base = {"namesake_api_keys": [KEY], "max_request_bytes": 10**9, "database_url": None}
     second_split = a.out / "learning_second_half.jsonl"
     with_mem, without = a.out / "learning_with_memory.jsonl", a.out / "learning_without_memory.jsonl"
     totals = {"accept": 0, "edit": 0, "reject": 0, "manual": 0}
