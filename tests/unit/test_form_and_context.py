@@ -42,6 +42,29 @@ def test_the_transcript_counts_a_final_only_where_it_is_written_so() -> None:
     assert counts[("fell", "Cup")] == 0  # a phrase never runs across segments
 
 
+def test_phrases_sharing_a_first_word_are_counted_each_at_its_own_length() -> None:
+    segs = [Segment("1", "the cup fell and the cup fell again"), Segment("2", "the cup fell")]
+    phrases = {("cup",), ("cup", "fell"), ("cup", "fell", "again"), ("the", "cup", "fell", "again", "today")}
+    counts = count_phrases(segs, phrases)
+    assert counts[("cup",)] == 3 and counts[("cup", "fell")] == 3 and counts[("cup", "fell", "again")] == 1
+    # cut short by the segment's end, "cup fell" is not "cup fell again", nor a longer phrase a shorter one
+    assert counts[("the", "cup", "fell", "again", "today")] == 0 and sum(counts.values()) == 7
+
+
+def test_a_candidate_knows_how_often_its_change_recurs_and_how_contested_its_span_is() -> None:
+    from namesake.reliability.scorer import fill_context_signals
+    from namesake.reliability.types import Candidate
+
+    cands = [
+        Candidate("1", 0, 4, "bodes", "Biden's", "PERSON", "rag"),
+        Candidate("1", 0, 4, "bodes", "Bodes", "ORG", "rag"),
+        Candidate("2", 9, 13, "Bodes", "Biden's", "PERSON", "rag"),  # the same change in another case
+    ]
+    fill_context_signals(cands)
+    assert [c.signals["pair_repeats"] for c in cands] == [1.0986, 0.6931, 1.0986]  # log1p(2), log1p(1)
+    assert [c.signals["span_alternatives"] for c in cands] == [0.6931, 0.6931, 0.0]  # log(2), log(1)
+
+
 def test_english_word_pairs_prefer_the_everyday_reading_in_its_context() -> None:
     lm = word_pairs("en")
     assert lm is not None and word_pairs("fr") is None  # no French pair counts are installed
