@@ -111,7 +111,8 @@ def count_phrases(segments: list[Segment], phrases: set[tuple[str, ...]]) -> Cou
         words = written_form(s.text)
         for i, w in enumerate(words):
             for n in lengths.get(w, ()):
-                if (p := words[i : i + n]) in phrases and len(p) == n:
+                # a slice cut short by the segment's end is not a phrase of that length
+                if i + n <= len(words) and (p := words[i : i + n]) in phrases:
                     found[p] += 1
     return found
 
