@@ -280,7 +280,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     segs = [
         Segment("1", "cases of Kobe 19 rose"),
         Segment("2", "shares of Colombia Sportswear rose"),  # where it was taught: the user's fix applies
-        Segment("3", "our plants in Colombia grew"),  # the country, elsewhere: the canonical spelling stays
+        Segment("3", "our plants in Colombia grew"),  # the country, elsewhere: shown, the canonical spelling stays
         Segment("4", "thanks great for the question"),
         Segment("5", "when you are 90 days past due"),
     ]
@@ -288,7 +288,8 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     by = {(c.segment_id, c.original): (c.final, c.decision) for c in kept}
     assert by[("1", "Kobe 19")] == ("COVID-19", Decision.AUTO_APPLIED) and ("1", "Kobe") not in by
     assert by[("2", "Colombia")] == ("Columbia", Decision.AUTO_APPLIED)
-    assert ("3", "Colombia") not in by
+    assert by[("3", "Colombia")] == ("Columbia", Decision.PENDING)  # the list and the user disagree: a reviewer
+    assert ("3", "Colombia") in {(c.segment_id, c.original) for c in kept if c.rewrites_canonical}
     assert by[("4", "great")] == ("Greg", Decision.PENDING)  # an everyday word elsewhere, however often taught
     assert by[("5", "90")] == ("ING", Decision.PENDING)  # a number is never a name on its own
 

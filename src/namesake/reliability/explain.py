@@ -7,6 +7,7 @@ from namesake.reliability.reading import GAIN
 # In the order a reviewer finds them telling: the page shows the first three present as "why".
 REASONS: dict[str, str] = {
     "remembered": "you fixed this before",
+    "rewrites_canonical": "though the name list spells it as heard",
     GAIN: "reads better in its sentence",
     "memory_bonus": "the memory backs it",
     "rag": "in the meeting's name list",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from namesake.reliability.memory_policy import taught_in_like_context
+from namesake.reliability.memory_policy import taught, taught_in_like_context
 from namesake.reliability.types import Candidate, CanonicalEntry
 from namesake.text import compact, form_differs, normalise
 
@@ -44,23 +44,30 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
     """Drop candidates whose span is already canonical, and those that would overwrite such a span.
 
     A canonical span written in another form passes as a form fix to the canonical spelling (the scorer
-    decides whether the form is safe to impose), and stays protected from every other rewrite.
+    decides whether the form is safe to impose), and stays protected from every other rewrite. A fix the user
+    taught on this very spelling passes too, for a reviewer to decide: the list says the words are right, the
+    user once said otherwise ("SMB" → SME, "cepheids" → Cepheid), and only the words around tell which.
     """
     canonical_keys = {e.key for e in entries if not e.spoken}
     # A plural or possessive of a canonical entry ("Goldsteins", "Honeywell's") is right as written too.
     canonical_keys |= {k + suffix for k in canonical_keys for suffix in INFLECTIONS}
     protected: dict[str, list[tuple[int, int, str]]] = {}
-    passed, forms = [], []
+    passed, forms, overruled = [], [], []
     for cand in candidates:
         # what the canonical list says is right is kept, unless the user taught this very fix in a like context
         if compact(cand.original) in canonical_keys and not taught_in_like_context(cand):
             protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
             if form_fix(cand):
                 forms.append(cand)
+            elif taught(cand):
+                cand.rewrites_canonical = True
+                overruled.append(cand)
         else:
             passed.append(cand)
-    kept = [
-        c for c in passed if taught_in_like_context(c) or not _covers_protected(c, protected.get(c.segment_id, []))
-    ] + forms
+    kept = (
+        [c for c in passed if taught_in_like_context(c) or not _covers_protected(c, protected.get(c.segment_id, []))]
+        + forms
+        + overruled
+    )
     # one per span, however many entries matched it
     return GateResult(kept, sum(len(set(s)) for s in protected.values()))

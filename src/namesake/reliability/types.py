@@ -254,6 +254,7 @@ class Candidate:
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
+    rewrites_canonical: bool = False  # a taught fix of a spelling the list says is right: a reviewer decides
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
     # A fix the user taught won its span from a reading inside it that was decided this ("covid" → COVID,
     # applied, inside taught "covid" → COVID-19): the span names something here, in the user's words.
@@ -270,7 +271,11 @@ class Candidate:
             extra.update(self.taught.audit())
         if self.covers_reading is not None:
             extra["covers_reading"] = float(DECISION_RANK[self.covers_reading])
-        flags = {"contested": self.contested, "extends_right_entity": self.extends_right_entity}
+        flags = {
+            "contested": self.contested,
+            "extends_right_entity": self.extends_right_entity,
+            "rewrites_canonical": self.rewrites_canonical,
+        }
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 
     @property
