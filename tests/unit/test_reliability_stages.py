@@ -283,6 +283,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
         Segment("3", "our plants in Colombia grew"),  # the country, elsewhere: shown, the canonical spelling stays
         Segment("4", "thanks great for the question"),
         Segment("5", "when you are 90 days past due"),
+        Segment("6", "our plants in colombia grew"),  # the list's own form fix keeps its span
     ]
     kept, _ = run_stages(PipelineInputs(segs, d, remembered=memo), Settings())
     by = {(c.segment_id, c.original): (c.final, c.decision) for c in kept}
@@ -290,6 +291,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     assert by[("2", "Colombia")] == ("Columbia", Decision.AUTO_APPLIED)
     assert by[("3", "Colombia")] == ("Columbia", Decision.PENDING)  # the list and the user disagree: a reviewer
     assert ("3", "Colombia") in {(c.segment_id, c.original) for c in kept if c.rewrites_canonical}
+    assert by[("6", "colombia")] == ("Colombia", Decision.AUTO_APPLIED)
     assert by[("4", "great")] == ("Greg", Decision.PENDING)  # an everyday word elsewhere, however often taught
     assert by[("5", "90")] == ("ING", Decision.PENDING)  # a number is never a name on its own
 

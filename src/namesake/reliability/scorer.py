@@ -272,8 +272,13 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
 
 def _taught_over_readings(candidates: list[Candidate]) -> None:
     """Lift a taught fix to the strongest decision of the readings within its span: they say the span is a name
-    here, and the user said which ("yeti dot" → YETI.com over "yeti" → YETI; measured on the learning loop)."""
-    mine = [c for c in candidates if taught(c) and c.taught is not None and not c.taught.one_off]
+    here, and the user said which ("yeti dot" → YETI.com over "yeti" → YETI; measured on the learning loop).
+    Not a fix of a spelling the list holds (`rewrites_canonical`): the reading there is the list's own."""
+    mine = [
+        c
+        for c in candidates
+        if taught(c) and c.taught is not None and not c.taught.one_off and not c.rewrites_canonical
+    ]
     if not mine:
         return
     by_segment: dict[str, list[Candidate]] = {}
