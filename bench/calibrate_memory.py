@@ -1,7 +1,8 @@
 """Memory policy: learn when a remembered fix may apply by itself, from the learning loop's review sessions.
 
 Rows: every second-half suggestion of `bench/learning_loop.py --fold-models …` that the user's memory matched
-(signal `remembered` > 0, not contested). Label: the yardstick's harm rule (applied alone, it fixes an entity
+(signal `remembered` > 0, not contested, and not one the pipeline never applies: a taught fix of a list
+spelling, a rewrite around a right entity). Label: the yardstick's harm rule (applied alone, it fixes an entity
 or brings the words nearer the reference, and breaks nothing). Features: memory_policy.policy_features —
 how near the taught original, how often taught, how everyday the original, how alike the context, a case
 change, what the other signals say (the evidence), the language model's gain, the vector memory's score.
@@ -51,6 +52,8 @@ def rows_of(preds: list[dict[str, Any]], halves: dict[str, dict[str, Any]]) -> l
             sig = s.get("signals") or {}
             if sig.get("remembered", 0.0) <= 0 or sig.get("contested"):
                 continue
+            if sig.get("rewrites_canonical") or sig.get("extends_right_entity"):
+                continue  # never applied whatever the policy says (scorer.decide's caps): they stay as run
             evidence = max(0.0, min(1.0, s["confidence"] - sig.get("memory_bonus", 0.0)))
             fixed, broken, closer = judge(segs[s["segment_id"]], s)
             good = broken == 0 and closer <= 0 and (fixed > 0 or closer < 0)

@@ -113,8 +113,8 @@ class Settings(BaseSettings):
     # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
     reliability_memory_policy: Literal["learned", "rules"] = "learned"
     reliability_memory_model: Path | None = None
-    # held-out calls: 0.7 fixes 60% of repeated mistakes by itself at the hand rules' harm (docs/corrections_memory.md)
-    reliability_memory_auto_apply_threshold: Unit = 0.7
+    # held-out: 0.65 fixes 62% of repeated mistakes alone, harm below a fresh user's (docs/corrections_memory.md)
+    reliability_memory_auto_apply_threshold: Unit = 0.65
     # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
     # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
     reliability_weight_bias: float = -2.4
