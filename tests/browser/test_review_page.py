@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import AUTH, ENTITIES, KEY, analyze, playwright_api, shot, suggestions
+from tests.browser.conftest import AUTH, ENTITIES, KEY, analyze, playwright_api, shot, sign_in, suggestions
 
 pytestmark = pytest.mark.browser
 
@@ -203,3 +203,23 @@ def test_why_says_when_the_words_around_it_argue_against_the_suggestion(server: 
     page.locator("#detail ul.why li.against").scroll_into_view_if_needed()
     expect(page.locator("#detail ul.why li.against")).to_be_visible()
     shot(page, "review-why-against-phone")
+
+
+def test_a_fix_taught_on_a_list_spelling_is_shown_and_the_page_says_the_list_disagrees(server: str, page: Any) -> None:
+    fix = {"user_id": "alice", "transcript_id": "taught", "segment_id": "1", "start_char": 10, "end_char": 18,
+           "original": "Colombia", "final": "Columbia", "entity_type": "ORG",
+           "segment_text": "shares of Colombia Sportswear rose in Portland"}  # fmt: skip
+    assert httpx.post(f"{server}/v1/corrections", json=fix, headers=AUTH).status_code == 201
+    body = {"transcript_id": "plants", "user_id": "alice", "canonical_entities": {"places": ["Colombia"]},
+            "segments": [{"id": "1", "text": "our plants in Colombia grew ten percent"}]}  # fmt: skip
+    r = httpx.post(f"{server}/v1/reliability/analyze", json=body, headers=AUTH, timeout=60)
+    # the list says Colombia is right, the user once said Columbia: shown for a reviewer, never applied
+    assert [(s["original"], s["final"], s["status"]) for s in r.json()["suggestions"]] == [
+        ("Colombia", "Columbia", "pending")
+    ]
+    expect = playwright_api.expect
+    sign_in(page, server)
+    page.locator("#queue li", has_text="plants").click()
+    page.locator("mark.s[title^='Colombia ']").first.click()
+    expect(page.locator("#detail")).to_contain_text("though the name list spells it as heard")
+    expect(page.locator("#detail")).not_to_contain_text("spells it as heard (")  # a flag, not a score

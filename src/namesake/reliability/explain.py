@@ -23,6 +23,8 @@ REASONS: dict[str, str] = {
     "spoken_form": "the written form of what was said",
     "length": "a long name",
 }
+# Reasons that are flags (1 when set), not scores: the page shows them without a number.
+FLAGS: tuple[str, ...] = ("rewrites_canonical",)
 # A signal below zero that argues against the suggestion, and how the page says so.
 AGAINST: dict[str, str] = {
     GAIN: "reads better as heard",

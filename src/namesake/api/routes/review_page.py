@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
 from namesake.errors import NotFoundError
-from namesake.reliability.explain import AGAINST, REASONS
+from namesake.reliability.explain import AGAINST, FLAGS, REASONS
 from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
@@ -44,6 +44,7 @@ def names(services: ServicesDep) -> Response:
         "STATUS": {s.name: s.value for s in SuggestionStatus},
         "REASONS": REASONS,  # signal → what it says, in the order the page lists them
         "AGAINST": AGAINST,
+        "FLAGS": list(FLAGS),  # reasons shown without a number
         "TYPES": list(ENTITY_TYPES),
         "FOLD_BELOW": services.runtime.settings.review_fold_below,
     }

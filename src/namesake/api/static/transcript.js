@@ -1,6 +1,6 @@
 // One transcript: its segments with the suggestions marked in place, the one selected, and how to move.
 
-import { AGAINST, FOLD_BELOW, REASONS, STATUS } from "/review/assets/names.js";
+import { AGAINST, FLAGS, FOLD_BELOW, REASONS, STATUS } from "/review/assets/names.js";
 import { $, api, cps, el, enc, isOpen, memoryKey, pairKey, say, state } from "/review/assets/core.js";
 import { renderQueue } from "/review/assets/queue.js";
 import { showMode, writeUrl } from "/review/assets/review.js";
@@ -172,7 +172,7 @@ function why(s) {
     .filter(([k, v]) => REASONS[k] && v > 0)
     .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0]))
     .slice(0, 3)
-    .map(([k, v]) => el("li", {}, `${REASONS[k]} (${Number(v).toFixed(2)})`));
+    .map(([k, v]) => el("li", {}, FLAGS.includes(k) ? REASONS[k] : `${REASONS[k]} (${Number(v).toFixed(2)})`));
   // the first reader present speaks (the language model before word-pair counts), and only if it objects
   const against = Object.keys(AGAINST).find((k) => k in signals);
   if (against && signals[against] < 0) {
