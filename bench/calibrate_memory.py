@@ -30,6 +30,7 @@ from _common import judge, score
 from calibrate import export
 from learning_loop import repeated
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, may_apply_away, policy_features
+from namesake.reliability.types import REVIEWER_DECIDES
 
 # Shallow and strongly regularised: a few thousand rows from a few hundred calls.
 TREES = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_nodes": 7, "min_samples_leaf": 30, "l2_regularization": 1.0}
@@ -52,7 +53,7 @@ def rows_of(preds: list[dict[str, Any]], halves: dict[str, dict[str, Any]]) -> l
             sig = s.get("signals") or {}
             if sig.get("remembered", 0.0) <= 0 or sig.get("contested"):
                 continue
-            if sig.get("rewrites_canonical") or sig.get("extends_right_entity"):
+            if any(sig.get(flag) for flag in REVIEWER_DECIDES):
                 continue  # never applied whatever the policy says (scorer.decide's caps): they stay as run
             evidence = max(0.0, min(1.0, s["confidence"] - sig.get("memory_bonus", 0.0)))
             fixed, broken, closer = judge(segs[s["segment_id"]], s)

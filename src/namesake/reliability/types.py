@@ -224,6 +224,10 @@ class TaughtMatch:
         return out
 
 
+# Candidate flags (stored by name in its audit) under which a reviewer decides: never applied by itself.
+REVIEWER_DECIDES = ("extends_right_entity", "rewrites_canonical")
+
+
 @dataclass
 class Candidate:
     """A span that may be a mis-recognised entity, with the final proposed for it and its signals."""
@@ -277,6 +281,11 @@ class Candidate:
             "rewrites_canonical": self.rewrites_canonical,
         }
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
+
+    @property
+    def reviewer_decides(self) -> bool:
+        """Never applied by itself whatever its confidence (`scorer.decide`): one of the REVIEWER_DECIDES flags."""
+        return any(getattr(self, flag) for flag in REVIEWER_DECIDES)
 
     @property
     def span(self) -> tuple[str, int, int]:
