@@ -29,6 +29,7 @@ import numpy as np
 
 from _common import BENCH_DATA, ROOT, bench_file, right_entity_changes, score
 from namesake.reliability.canonical import aggregate_payloads
+from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
@@ -98,6 +99,8 @@ def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
                 "span": (raw["transcript_id"], c.segment_id, c.start_char, c.end_char),
                 "final": c.final,
                 "signals": dict(c.signals),
+                # the words it leaves as heard that its entry writes otherwise (reliability/edge_forms.py)
+                "edge": edge_pieces(seg["text"], c.start_char, c.end_char, c.final, c.match_final),
                 "extends": c.extends_right_entity,
                 "repeats": c.repeats_neighbour,
                 "fixes": sum(entity_ok(g, new, edits) for g in seg["errors"]),
@@ -152,22 +155,44 @@ def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float) -> li
     return kept
 
 
-def predictions(rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float) -> dict[str, list[dict]]:
-    """What the pipeline would answer with these probabilities: best reading per span, then the thresholds."""
+def predictions(
+    rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float, edge_forms: bool = True
+) -> dict[str, list[dict]]:
+    """What the pipeline would answer with these probabilities: best reading per span, then the thresholds, then
+    (as `edge_forms.edge_form_fixes`) the edge words of each auto-applied rewrite in its entry's form."""
     out: dict[str, list[dict]] = defaultdict(list)
-    for i in best_per_span(rows, p, suggest):
+    kept = best_per_span(rows, p, suggest)
+    taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)  # segment ids repeat across calls
+    for i in kept:
+        tid, seg, start, end = rows[i]["span"]
+        taken[(tid, seg)].append((start, end))
+    for i in kept:
         tid, seg, start, end = rows[i]["span"]
         status = "auto_applied" if p[i] >= auto and not rows[i]["extends"] else "pending"
         out[tid].append({"segment_id": seg, "start_char": start, "end_char": end, "final": rows[i]["final"],
                          "status": status, "confidence": float(p[i]), "signals": rows[i]["signals"]})  # fmt: skip
+        if not edge_forms or status != "auto_applied":
+            continue
+        for a, b, written in rows[i].get("edge", []):
+            if any(a < e and lo < b for lo, e in taken[(tid, seg)]):
+                continue
+            taken[(tid, seg)].append((a, b))
+            out[tid].append({"segment_id": seg, "start_char": a, "end_char": b, "final": written,
+                             "status": status, "confidence": float(p[i]), "signals": {EDGE_FORM: 1.0}})  # fmt: skip
     return out
 
 
 def yardstick(
-    split: Path, rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float, keep: Path | None = None
+    split: Path,
+    rows: list[dict[str, Any]],
+    p: np.ndarray,
+    auto: float,
+    suggest: float,
+    keep: Path | None = None,
+    edge_forms: bool = True,
 ) -> dict[str, Any]:
     """The yardstick's TOTAL row for the predictions these probabilities make (kept in `keep` when given)."""
-    preds = predictions(rows, p, auto, suggest)
+    preds = predictions(rows, p, auto, suggest, edge_forms)
     path = keep or Path(tempfile.mkstemp(suffix=".jsonl")[1])
     with path.open("w") as fh:
         for tid in dict.fromkeys(r["transcript_id"] for r in rows):

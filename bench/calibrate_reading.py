@@ -134,11 +134,13 @@ def read_readings(windows: list[Window], cache_path: Path) -> np.ndarray:
     return np.array([cache[k] for k in key])
 
 
-def report(name: str, stem: str, rows: list[dict[str, Any]], p: np.ndarray, kept: list[int]) -> None:
+def report(
+    name: str, stem: str, rows: list[dict[str, Any]], p: np.ndarray, kept: list[int], edge_forms: bool = True
+) -> None:
     """One table row: the yardstick's columns, word-changing auto edits that harm, the review queue."""
     sub = [i for i, r in enumerate(rows) if r["file"] == stem]
     pos = {i: k for k, i in enumerate(sub)}
-    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST)
+    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST, None, edge_forms)
     mine = [i for i in kept if i in pos]
     auto = [i for i in mine if p[i] >= AUTO and not rows[i]["extends"]]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
@@ -255,8 +257,10 @@ def main() -> None:
     print(f"\n| file | language model | {head} | word auto wrong | pending / call | worth accepting |")
     print("|---|---|" + "---|" * (len(COLUMNS) + 3))
     for name in a.files:
-        for label_, probs in variants:
+        for k, (label_, probs) in enumerate(variants):
             report(label_, name.split(".")[0], rows, probs, kept)
+            if k < 2:  # the first trees alone and the default: without the edge-word form fixes too
+                report(f"{label_}, no edge forms", name.split(".")[0], rows, probs, kept, edge_forms=False)
 
     bar, worse = a.bars[0], a.worse_weights[0]
     w2 = np.array([harm_weight(rows[i], worse) for i in read])

@@ -99,6 +99,8 @@ class Settings(BaseSettings):
     # calls, three seeds, bench/calibrate_reading.py: 0.62 against 0.60 cut Earnings-21 harm 3.11% → 2.94% for
     # 0.4 points of EER reduction); shown from the suggest threshold
     reliability_read_auto_apply_threshold: Unit = 0.62
+    # The words an applied rewrite left as heard written as its entry writes them, each its own edit (edge_forms).
+    reliability_edge_forms: bool = True
     # the review page folds pending suggestions below this confidence behind a count (docs/review.md)
     review_fold_below: Unit = 0.30
     reliability_llm_uncertain_low: Unit = 0.10

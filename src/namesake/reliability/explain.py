@@ -6,6 +6,7 @@ from namesake.reliability.reading import GAIN
 
 # In the order a reviewer finds them telling: the page shows the first three present as "why".
 REASONS: dict[str, str] = {
+    "edge_form": "the rest of a name fixed beside it, as the name list writes it",
     "remembered": "you fixed this before",
     "rewrites_canonical": "though the name list spells it as heard",
     GAIN: "reads better in its sentence",
@@ -24,7 +25,7 @@ REASONS: dict[str, str] = {
     "length": "a long name",
 }
 # Reasons that are flags (1 when set), not scores: the page shows them without a number.
-FLAGS: tuple[str, ...] = ("rewrites_canonical",)
+FLAGS: tuple[str, ...] = ("edge_form", "rewrites_canonical")
 # A signal below zero that argues against the suggestion, and how the page says so.
 AGAINST: dict[str, str] = {
     GAIN: "reads better as heard",

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context
+from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
@@ -212,6 +213,10 @@ def run_stages(
         score_candidates(cands, weights)
 
     kept = [c for c in cands if c.decision is not Decision.DROPPED and changes_text(c.original, c.final)]
+    if settings.reliability_edge_forms:
+        order = {s.id: i for i, s in enumerate(inputs.segments)}
+        kept += edge_form_fixes(kept, {s.id: s.text for s in inputs.segments})
+        kept.sort(key=lambda c: (order.get(c.segment_id, len(order)), c.start_char))
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied

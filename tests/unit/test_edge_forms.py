@@ -1,0 +1,51 @@
+"""The words a right rewrite leaves as heard, written as its entry writes them (reliability/edge_forms.py)."""
+
+from __future__ import annotations
+
+from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
+from namesake.reliability.explain import FLAGS, REASONS
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import CanonicalDictionary, Decision, Segment
+from namesake.settings import Settings
+
+TEXT = "Turning to extra energy partners, liquidity was strong."
+
+
+def test_the_trimmed_words_of_an_entry_are_written_as_it_writes_them_punctuation_kept() -> None:
+    start = TEXT.index("extra")
+    pieces = edge_pieces(TEXT, start, start + 5, "NextEra", "NextEra Energy Partners")
+    assert [(TEXT[a:b], written) for a, b, written in pieces] == [("energy", "Energy"), ("partners", "Partners")]
+    assert TEXT[pieces[-1][1]] == ","  # the comma stays outside the edit
+
+
+def test_nothing_where_the_entry_is_the_final_the_words_differ_or_are_already_written_so() -> None:
+    start = TEXT.index("extra")
+    assert edge_pieces(TEXT, start, start + 5, "NextEra", "NextEra") == []
+    assert edge_pieces(TEXT, start, start + 5, "NextEra", None) == []
+    assert edge_pieces(TEXT, start, start + 5, "NextEra", "NextEra Power Partners") == []  # "energy" is not Power
+    written = "Turning to extra Energy, liquidity was strong."
+    assert edge_pieces(written, start, start + 5, "NextEra", "NextEra Energy") == []
+    assert edge_pieces(TEXT, start, start + 5, "NextEra", "Florida NextEra Energy") == []  # no "Florida" before it
+
+
+def _kept(on: bool) -> list[tuple[str, str, Decision, float]]:
+    segments = [Segment("1", TEXT), Segment("2", "Revenue grew at ford motor, said the CFO.")]
+    lists = CanonicalDictionary({"orgs": ["NextEra Energy Partners"]})
+    settings = Settings(reliability_language_model="none", reliability_edge_forms=on)
+    kept, _ = run_stages(PipelineInputs(segments, lists), settings)
+    return [(c.original, c.final, c.decision, c.confidence) for c in kept]
+
+
+def test_an_applied_rewrite_brings_its_edge_words_as_edits_of_their_own_with_its_decision() -> None:
+    with_forms, without = _kept(True), _kept(False)
+    assert without == [("extra", "NextEra", Decision.AUTO_APPLIED, without[0][3])]
+    confidence = without[0][3]
+    assert with_forms == [
+        ("extra", "NextEra", Decision.AUTO_APPLIED, confidence),
+        ("energy", "Energy", Decision.AUTO_APPLIED, confidence),
+        ("partners", "Partners", Decision.AUTO_APPLIED, confidence),
+    ]
+
+
+def test_the_page_says_why_an_edge_word_changed_without_a_number() -> None:
+    assert EDGE_FORM in REASONS and EDGE_FORM in FLAGS
