@@ -71,15 +71,21 @@ def _read(s: Session, user_id: str) -> dict[Key, list[Rejection]]:
     return standing([(r.original, r.final, r.decided_at) for r in rejected], forgotten)
 
 
-def refused_pairs_in(s: Session, user_id: str) -> set[Key]:
-    """The user's refused pairs (memory_policy.refusal_key), read in session `s`: what the pipeline skips."""
-    return set(_read(s, user_id))
+def refused_pairs_in(s: Session, user_id: str) -> dict[Key, int]:
+    """The user's refused pairs (memory_policy.refusal_key) and how many rejections each, read in session `s`:
+    what the pipeline skips, or weighs against the same fix the user made."""
+    return {key: _times(rows) for key, rows in _read(s, user_id).items()}
 
 
-def _refusal(rows: list[tuple[str, str, datetime]]) -> Refusal:
-    """The pair as last refused, and how many decisions refused it (a group's rows share one time)."""
+def _times(rows: list[Rejection]) -> int:
+    """How many decisions refused a pair: a group decision's rows share one time and count once."""
+    return len({r[2] for r in rows})
+
+
+def _refusal(rows: list[Rejection]) -> Refusal:
+    """The pair as last refused, and how many decisions refused it."""
     original, final, at = max(rows, key=lambda r: r[2])
-    return Refusal(original, final, len({r[2] for r in rows}), at)
+    return Refusal(original, final, _times(rows), at)
 
 
 def list_refusals(db: Database, user_id: str) -> list[Refusal]:

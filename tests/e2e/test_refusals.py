@@ -70,3 +70,18 @@ def test_forgetting_a_refusal_that_does_not_stand_is_404_and_erasure_takes_them(
     client.delete("/v1/users/alice/refusals", params={"original": "Backman", "final": first[0]["final"]}, headers=AUTH)
     receipt = client.delete("/v1/users/alice", headers=AUTH).json()
     assert receipt["deleted"]["rows"]["forgotten_refusals"] == 1 and receipt["remaining"]["rows"] == 0
+
+
+def test_a_pair_refused_as_often_as_it_was_made_waits_for_a_reviewer_until_made_again(client: TestClient) -> None:
+    first = _backman(_analyze(client, "c-1"))
+    assert first[0]["status"] == "auto_applied"
+    made = client.post(f"/v1/suggestions/{first[0]['id']}/accept", json={"transcript_id": "c-1"}, headers=AUTH)
+    refused = client.post(f"/v1/suggestions/{first[1]['id']}/reject", json={"transcript_id": "c-1"}, headers=AUTH)
+    assert made.status_code == 200 and refused.status_code == 200
+    tied = _backman(_analyze(client, "c-2"))  # made once, refused once: a reviewer decides
+    assert tied and {s["status"] for s in tied} == {"pending"}
+    assert all(s["signals"].get("refused_as_often") == 1.0 for s in tied)
+    client.post(f"/v1/suggestions/{tied[0]['id']}/accept", json={"transcript_id": "c-2"}, headers=AUTH)
+    ahead = _backman(_analyze(client, "c-3"))  # made twice, refused once: its signals decide again
+    assert ahead and all("refused_as_often" not in s["signals"] for s in ahead)
+    assert "auto_applied" in {s["status"] for s in ahead}

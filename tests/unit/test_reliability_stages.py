@@ -147,23 +147,34 @@ def test_run_stages_end_to_end_and_context_free_without_dictionary() -> None:
 
 def test_refused_pairs_are_never_proposed_again() -> None:
     segs = [Segment("1", "Reiner Blair thanked Cytova.")]
-    kept, stats = run_stages(PipelineInputs(segs, DICT, refused={("cytova", "cytiva")}), Settings())
+    kept, stats = run_stages(PipelineInputs(segs, DICT, refused={("cytova", "cytiva"): 1}), Settings())
     assert ("Cytova", "Cytiva") not in {(c.original, c.final) for c in kept}
     assert stats.refused_by_user == 1
 
 
-def test_a_pair_the_user_both_made_and_refused_is_judged_on_its_signals_alone() -> None:
+def test_a_pair_the_user_made_more_often_than_refused_is_judged_on_its_signals_alone() -> None:
     segs = [Segment("1", "Reiner Blair thanked Cytova.")]
     fresh = {(c.original, c.final): c for c in run_stages(PipelineInputs(segs, DICT), Settings())[0]}
-    memo = [RememberedCorrection("Cytova", "Cytiva", "ORG")]
-    inputs = PipelineInputs(segs, DICT, refused={("cytova", "cytiva")}, remembered=memo)
+    memo = [RememberedCorrection("Cytova", "Cytiva", "ORG", frequency=2)]
+    inputs = PipelineInputs(segs, DICT, refused={("cytova", "cytiva"): 1}, remembered=memo)
     kept, stats = run_stages(inputs, Settings())
     contested = {(c.original, c.final): c for c in kept}[("Cytova", "Cytiva")]
     before = contested.confidence
     contested.memory_bonus = 0.2  # what the reader would add: ignored for a contested pair
     score_candidates([contested], W)
-    assert contested.contested and stats.refused_by_user == 0
+    assert contested.contested and not contested.refused_as_often and stats.refused_by_user == 0
     assert contested.confidence == before and contested.decision is fresh[("Cytova", "Cytiva")].decision
+    assert fresh[("Cytova", "Cytiva")].decision is Decision.AUTO_APPLIED
+
+
+def test_a_pair_refused_as_often_as_it_was_made_is_left_to_a_reviewer() -> None:
+    segs = [Segment("1", "Reiner Blair thanked Cytova.")]
+    memo = [RememberedCorrection("Cytova", "Cytiva", "ORG", frequency=2)]
+    inputs = PipelineInputs(segs, DICT, refused={("cytova", "cytiva"): 2}, remembered=memo)
+    kept, _ = run_stages(inputs, Settings())
+    contested = {(c.original, c.final): c for c in kept}[("Cytova", "Cytiva")]
+    assert contested.contested and contested.refused_as_often and contested.reviewer_decides
+    assert contested.decision is Decision.PENDING and contested.audit()["refused_as_often"] == 1.0
 
 
 def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
@@ -238,14 +249,22 @@ def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
         return Candidate("1", 0, len(original), original, final, "ORG", "rag")
 
     readings = [cand("Acne"), cand("for Acne"), cand("Acne Corp"), cand("Acme", "Acme Corp"), cand("Acnes")]
-    kept = apply_refusals(readings, {refusal_key("Acne", "Acme")}, [])
+    kept = apply_refusals(readings, {refusal_key("Acne", "Acme"): 1}, [])
     assert [c.original for c in kept] == ["Acme", "Acnes"]  # wider spans carry it; another word does not
-    narrower = apply_refusals([cand("Acne")], {refusal_key("for Acne", "Acme")}, [])
+    narrower = apply_refusals([cand("Acne")], {refusal_key("for Acne", "Acme"): 1}, [])
     assert narrower == []
     made_too = apply_refusals(
-        [cand("for Acne")], {refusal_key("Acne", "Acme")}, [RememberedCorrection("for Acne", "Acme", "ORG")]
+        [cand("for Acne")],
+        {refusal_key("Acne", "Acme"): 1},
+        [RememberedCorrection("for Acne", "Acme", "ORG", frequency=3)],
     )
-    assert made_too[0].contested  # refused and made by the same user: the signals alone decide
+    assert made_too[0].contested and not made_too[0].refused_as_often  # made more often: the signals decide
+    twice = apply_refusals(
+        [cand("for Acne")],
+        {refusal_key("Acne", "Acme"): 3},
+        [RememberedCorrection("for Acne", "Acme", "ORG", frequency=3)],
+    )
+    assert twice[0].refused_as_often  # refused as often as made: a reviewer decides
 
 
 @pytest.mark.parametrize("policy", ["rules", "learned"])

@@ -9,6 +9,7 @@ REASONS: dict[str, str] = {
     "edge_form": "the rest of a name fixed beside it, as the name list writes it",
     "remembered": "you fixed this before",
     "rewrites_canonical": "though the name list spells it as heard",
+    "refused_as_often": "though you refused it as often as you made it",
     GAIN: "reads better in its sentence",
     "memory_bonus": "the memory backs it",
     "rag": "in the meeting's name list",
@@ -25,7 +26,7 @@ REASONS: dict[str, str] = {
     "length": "a long name",
 }
 # Reasons that are flags (1 when set), not scores: the page shows them without a number.
-FLAGS: tuple[str, ...] = ("edge_form", "rewrites_canonical")
+FLAGS: tuple[str, ...] = ("edge_form", "rewrites_canonical", "refused_as_often")
 # A signal below zero that argues against the suggestion, and how the page says so.
 AGAINST: dict[str, str] = {
     GAIN: "reads better as heard",

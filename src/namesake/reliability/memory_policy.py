@@ -16,6 +16,11 @@ from namesake.reliability.types import DECISION_RANK, Candidate, Decision, Remem
 from namesake.settings import Settings
 from namesake.text import compact, normalise
 
+# What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
+# often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,
+# second halves scored by held-out trees, Earnings-21): such pairs, applied, were right 12 times and harmful 28;
+# refused less often than made, right 117 times and harmful 11 (docs/corrections_memory.md).
+REFUSAL_WEIGHT = 1
 # The learned policy: when a remembered fix may apply by itself (bench/calibrate_memory.py writes it).
 BUNDLED_MEMORY_MODEL = Path(__file__).with_name("memory_model.json")
 
@@ -121,34 +126,42 @@ def refusal_key(original: str, final: str) -> tuple[str, str]:
     return (normalise(original), compact(final))
 
 
-def carries_refusal(c: Candidate, refused_by_final: dict[str, list[str]]) -> bool:
-    """True when the candidate proposes a refused final for a span holding the refused original, or held by it.
+def times_refused(c: Candidate, refused_by_final: dict[str, list[tuple[str, int]]]) -> int:
+    """How often the user refused what the candidate proposes (0: never), in a span holding the refused original
+    or held by it.
 
     Rejecting "Acne" → Acme refuses "for Acne" → Acme too (wider, and it would delete a word), and a
     rejected "Acne Corp" → Acme refuses "Acne" → Acme (narrower).
     """
     words = f" {normalise(c.original)} "
-    for refused_original in refused_by_final.get(compact(c.final), ()):
+    times = 0
+    for refused_original, n in refused_by_final.get(compact(c.final), ()):
         inner = f" {refused_original} "
         if inner in words or words in inner:
-            return True
-    return False
+            times = max(times, n)
+    return times
 
 
 def apply_refusals(
-    cands: list[Candidate], refused: set[tuple[str, str]], remembered: list[RememberedCorrection]
+    cands: list[Candidate], refused: dict[tuple[str, str], int], remembered: list[RememberedCorrection]
 ) -> list[Candidate]:
-    """Drop what the user refused, in any span that carries it; a pair both refused and made is contested."""
-    confirmed = {pair(m) for m in remembered}
-    by_final: dict[str, list[str]] = {}
-    for original, final in refused:
-        by_final.setdefault(final, []).append(original)
+    """Drop what the user refused, in any span that carries it; a pair both refused and made is contested, and
+    one refused at least as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/corrections_memory.md).
+    """
+    made: dict[tuple[str, str], int] = {}
+    for m in remembered:
+        made[pair(m)] = made.get(pair(m), 0) + m.frequency
+    by_final: dict[str, list[tuple[str, int]]] = {}
+    for (original, final), n in refused.items():
+        by_final.setdefault(final, []).append((original, n))
     kept = []
     for c in cands:
-        if by_final and carries_refusal(c, by_final):
-            if pair(c) not in confirmed:
+        n = times_refused(c, by_final) if by_final else 0
+        if n:
+            if pair(c) not in made:
                 continue
             c.contested = True
+            c.refused_as_often = n * REFUSAL_WEIGHT >= made[pair(c)]
         kept.append(c)
     return kept
 

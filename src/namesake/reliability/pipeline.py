@@ -77,7 +77,7 @@ class PipelineInputs:
     language: str = "en"
     user_id: str | None = None
     remembered: list[RememberedCorrection] = field(default_factory=list)
-    refused: set[tuple[str, str]] = field(default_factory=set)  # memory_policy.refusal_key of each rejection
+    refused: dict[tuple[str, str], int] = field(default_factory=dict)  # memory_policy.refusal_key → times refused
 
 
 def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:

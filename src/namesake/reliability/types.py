@@ -225,7 +225,7 @@ class TaughtMatch:
 
 
 # Candidate flags (stored by name in its audit) under which a reviewer decides: never applied by itself.
-REVIEWER_DECIDES = ("extends_right_entity", "rewrites_canonical")
+REVIEWER_DECIDES = ("extends_right_entity", "rewrites_canonical", "refused_as_often")
 
 
 @dataclass
@@ -257,6 +257,7 @@ class Candidate:
     taught: TaughtMatch | None = None  # spotted from the user's own memory
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
+    refused_as_often: bool = False  # contested, and refused at least as often as made: a reviewer decides
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     rewrites_canonical: bool = False  # a taught fix of a spelling the list says is right: a reviewer decides
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
@@ -279,6 +280,7 @@ class Candidate:
             "contested": self.contested,
             "extends_right_entity": self.extends_right_entity,
             "rewrites_canonical": self.rewrites_canonical,
+            "refused_as_often": self.refused_as_often,
         }
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 
