@@ -223,3 +223,25 @@ def test_a_fix_taught_on_a_list_spelling_is_shown_and_the_page_says_the_list_dis
     page.locator("mark.s[title^='Colombia ']").first.click()
     expect(page.locator("#detail")).to_contain_text("though the name list spells it as heard")
     expect(page.locator("#detail")).not_to_contain_text("spells it as heard (")  # a flag, not a score
+
+
+@pytest.mark.server(reliability_auto_apply_threshold=0.5)
+def test_the_rest_of_a_name_beside_a_rewrite_is_its_own_edit_and_the_page_says_why(server: str, page: Any) -> None:
+    body = {"transcript_id": "nextera", "user_id": "alice", "canonical_entities": {"orgs": ["NextEra Energy Partners"]},
+            "segments": [{"id": "1", "text": "Turning to extra energy partners, liquidity was strong."}]}  # fmt: skip
+    r = httpx.post(f"{server}/v1/reliability/analyze", json=body, headers=AUTH, timeout=60)
+    assert [(s["original"], s["final"], s["status"]) for s in r.json()["suggestions"]] == [
+        ("extra", "NextEra", "auto_applied"),
+        ("energy", "Energy", "auto_applied"),
+        ("partners", "Partners", "auto_applied"),
+    ]
+    expect = playwright_api.expect
+    sign_in(page, server)
+    if page.locator("#pending-only").is_checked():
+        page.locator("#pending-only").uncheck()  # nothing waits for a reviewer here: every edit was applied
+    page.locator("#queue li", has_text="nextera").click()
+    expect(page.locator(".text").first).to_contain_text("Turning to NextEra Energy Partners, liquidity")
+    page.locator("mark.s[title^='energy ']").click()
+    expect(page.locator("#detail")).to_contain_text("the rest of a name fixed beside it, as the name list writes it")
+    expect(page.locator("#detail")).not_to_contain_text("writes it (")  # a flag, not a score
+    shot(page, "edge-form")

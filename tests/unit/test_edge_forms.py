@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
 from namesake.reliability.explain import FLAGS, REASONS
+from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, Decision, Segment
 from namesake.settings import Settings
@@ -28,11 +29,11 @@ def test_nothing_where_the_entry_is_the_final_the_words_differ_or_are_already_wr
     assert edge_pieces(TEXT, start, start + 5, "NextEra", "Florida NextEra Energy") == []  # no "Florida" before it
 
 
-def _kept(on: bool) -> list[tuple[str, str, Decision, float]]:
+def _kept(on: bool, refused: dict[tuple[str, str], int] | None = None) -> list[tuple[str, str, Decision, float]]:
     segments = [Segment("1", TEXT), Segment("2", "Revenue grew at ford motor, said the CFO.")]
     lists = CanonicalDictionary({"orgs": ["NextEra Energy Partners"]})
     settings = Settings(reliability_language_model="none", reliability_edge_forms=on)
-    kept, _ = run_stages(PipelineInputs(segments, lists), settings)
+    kept, _ = run_stages(PipelineInputs(segments, lists, refused=refused or {}), settings)
     return [(c.original, c.final, c.decision, c.confidence) for c in kept]
 
 
@@ -45,6 +46,11 @@ def test_an_applied_rewrite_brings_its_edge_words_as_edits_of_their_own_with_its
         ("energy", "Energy", Decision.AUTO_APPLIED, confidence),
         ("partners", "Partners", Decision.AUTO_APPLIED, confidence),
     ]
+
+
+def test_an_edge_word_the_user_refused_stays_as_heard() -> None:
+    kept = _kept(True, refused={refusal_key("energy", "Energy"): 1})
+    assert [(o, f) for o, f, _, _ in kept] == [("extra", "NextEra"), ("partners", "Partners")]
 
 
 def test_the_page_says_why_an_edge_word_changed_without_a_number() -> None:
