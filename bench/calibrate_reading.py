@@ -11,7 +11,7 @@ the second model is refitted on every read candidate and written to `reliability
 probability is the confidence shown; a read rewrite is applied on its own from
 RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from the usual suggest threshold.
 
-Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7]
+Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7] [--predictions DIR]
        [--worse-weights 3 6] [--runtime openvino|numpy] [--also-read-with numpy --also-gains-cache F]
 (the first bar and weight are the ones exported)
 """
@@ -135,12 +135,19 @@ def read_readings(windows: list[Window], cache_path: Path) -> np.ndarray:
 
 
 def report(
-    name: str, stem: str, rows: list[dict[str, Any]], p: np.ndarray, kept: list[int], edge_forms: bool = True
+    name: str,
+    stem: str,
+    rows: list[dict[str, Any]],
+    p: np.ndarray,
+    kept: list[int],
+    edge_forms: bool = True,
+    keep: Path | None = None,
 ) -> None:
-    """One table row: the yardstick's columns, word-changing auto edits that harm, the review queue."""
+    """One table row: the yardstick's columns, word-changing auto edits that harm, the review queue (the
+    predictions kept in `keep` when given)."""
     sub = [i for i, r in enumerate(rows) if r["file"] == stem]
     pos = {i: k for k, i in enumerate(sub)}
-    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST, None, edge_forms)
+    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST, keep, edge_forms)
     mine = [i for i in kept if i in pos]
     auto = [i for i in mine if p[i] >= AUTO and not rows[i]["extends"]]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
@@ -167,6 +174,10 @@ def main() -> None:
     ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
+    ap.add_argument(
+        "--predictions", type=Path,
+        help="keep the held-out predictions here (FILE.off.jsonl, FILE.on.jsonl: the first trees alone, the default)",
+    )  # fmt: skip
     ap.add_argument("--fold-models", type=Path, help="also write both trees fitted without each fold's calls here")
     ap.add_argument("--runtime", choices=["openvino", "numpy"], default="openvino", help="the language model's pass")
     ap.add_argument(
@@ -186,6 +197,8 @@ def main() -> None:
     if a.surprisal and a.out == BUNDLED_READING_MODEL:
         sys.exit("--surprisal is an experiment: the pipeline does not give those signals; write it with --out")
     a.gains_cache.parent.mkdir(parents=True, exist_ok=True)
+    if a.predictions:
+        a.predictions.mkdir(parents=True, exist_ok=True)
     settings = Settings()
     rows: list[dict[str, Any]] = []
     texts: dict[tuple[str, str], str] = {}
@@ -257,10 +270,12 @@ def main() -> None:
     print(f"\n| file | language model | {head} | word auto wrong | pending / call | worth accepting |")
     print("|---|---|" + "---|" * (len(COLUMNS) + 3))
     for name in a.files:
+        stem = name.split(".")[0]
         for k, (label_, probs) in enumerate(variants):
-            report(label_, name.split(".")[0], rows, probs, kept)
+            keep = a.predictions / f"{stem}.{'off' if k == 0 else 'on'}.jsonl" if a.predictions and k < 2 else None
+            report(label_, stem, rows, probs, kept, keep=keep)
             if k < 2:  # the first trees alone and the default: without the edge-word form fixes too
-                report(f"{label_}, no edge forms", name.split(".")[0], rows, probs, kept, edge_forms=False)
+                report(f"{label_}, no edge forms", stem, rows, probs, kept, edge_forms=False)
 
     bar, worse = a.bars[0], a.worse_weights[0]
     w2 = np.array([harm_weight(rows[i], worse) for i in read])

@@ -115,7 +115,7 @@ class Settings(BaseSettings):
     # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
     reliability_memory_policy: Literal["learned", "rules"] = "learned"
     reliability_memory_model: Path | None = None
-    # held-out: 0.65 fixes 62% of repeated mistakes alone, harm below a fresh user's (docs/corrections_memory.md)
+    # held-out: 0.65 fixes 62-64% of repeated mistakes alone, harm below a fresh user's (docs/corrections_memory.md)
     reliability_memory_auto_apply_threshold: Unit = 0.65
     # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
     # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
