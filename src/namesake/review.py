@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.decisions import ManualFix, StoredSuggestion, decide_in, load_suggestions_in, save_manual_in
 from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.reliability.edge_forms import EDGE_FORM
 from namesake.reliability.types import Suggestion, SuggestionStatus
 from namesake.reopen import GroupResult, ReopenResult, check_group, pair_of, reopen_in
 from namesake.transcripts import TranscriptStore
@@ -102,7 +103,10 @@ class ReviewService:
 
         status = ACTION_STATUS[action]
         done = {x.id: x.suggestion for x in seen}
-        if action == "reject":
+        # accepting the list's own form of a word beside a fix (edge_forms) teaches nothing: it comes back with its
+        # fix, and remembered alone "energy" → Energy would be proposed wherever the user says "energy"
+        teaches = action != "reject" and not (action == "accept" and all(is_edge_form(x) for x in todo))
+        if not teaches:
             with self.transcripts.db.session() as s:
                 for x in todo:
                     done[x.id] = decide_in(s, x, status=status, final=new_final, on_race=judge_race)
@@ -160,3 +164,8 @@ class ReviewService:
             row = save_manual_in(work.session, fix, self.transcripts.erasure_grace_seconds)
             result = self.writer.record_in(work, prepared, source_suggestion_id=row.id)
         return ReviewResult(row, result.outcome.value)
+
+
+def is_edge_form(x: StoredSuggestion) -> bool:
+    """An edge word written as the list writes it beside a fix (reliability/edge_forms.py), as the pipeline left it."""
+    return bool(x.suggestion.signals.get(EDGE_FORM))

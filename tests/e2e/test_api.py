@@ -404,3 +404,18 @@ def test_a_boolean_is_no_offset_and_broken_json_names_the_body(client: TestClien
 def test_a_method_not_allowed_names_every_method_of_the_path(client: TestClient) -> None:
     r = client.request("PATCH", "/v1/transcripts/t1", headers=AUTH)
     assert r.status_code == 405 and {"GET", "DELETE"} <= set(r.headers["allow"].split(", "))
+
+
+def test_accepting_an_edge_word_teaches_nothing_and_editing_it_does(client: TestClient) -> None:
+    body = {"transcript_id": "edge-1", "user_id": "alice", "canonical_entities": {"orgs": ["NextEra Energy Partners"]},
+            "segments": [{"id": "1", "text": "Turning to extra energy partners, liquidity was strong."}]}  # fmt: skip
+    found = _by_original(client.post("/v1/reliability/analyze", json=body, headers=AUTH).json())
+    assert found["energy"]["final"] == "Energy" and found["energy"]["signals"]["edge_form"] == 1.0
+    r = client.post(f"/v1/suggestions/{found['energy']['id']}/accept", json={"transcript_id": "edge-1"}, headers=AUTH)
+    assert r.status_code == 200 and r.json()["suggestion"]["status"] == "validated" and r.json()["memory"] is None
+    assert client.get("/v1/users/alice/corrections", headers=AUTH).json() == []
+    later = {**body, "transcript_id": "edge-2", "segments": [{"id": "1", "text": "Our energy costs fell."}]}
+    assert client.post("/v1/reliability/analyze", json=later, headers=AUTH).json()["suggestions"] == []
+    edit = {"transcript_id": "edge-1", "final": "PARTNERS"}
+    r = client.post(f"/v1/suggestions/{found['partners']['id']}/edit", json=edit, headers=AUTH)
+    assert r.status_code == 200 and r.json()["memory"] == "new"  # the reviewer's own form is a correction
