@@ -6,7 +6,7 @@ from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
 from namesake.reliability.explain import FLAGS, REASONS
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, Decision, Segment
+from namesake.reliability.types import CanonicalDictionary, Decision, RememberedCorrection, Segment
 from namesake.settings import Settings
 
 TEXT = "Turning to extra energy partners, liquidity was strong."
@@ -51,6 +51,17 @@ def test_an_applied_rewrite_brings_its_edge_words_as_edits_of_their_own_with_its
 def test_an_edge_word_the_user_refused_stays_as_heard() -> None:
     kept = _kept(True, refused={refusal_key("energy", "Energy"): 1})
     assert [(o, f) for o, f, _, _ in kept] == [("extra", "NextEra"), ("partners", "Partners")]
+
+
+def test_an_edge_word_refused_as_often_as_made_waits_for_a_reviewer() -> None:
+    made = [RememberedCorrection("energy", "Energy", "ORG")]
+    segments = [Segment("1", TEXT)]
+    lists = CanonicalDictionary({"orgs": ["NextEra Energy Partners"]})
+    inputs = PipelineInputs(segments, lists, refused={refusal_key("energy", "Energy"): 1}, remembered=made)
+    kept, _ = run_stages(inputs, Settings(reliability_language_model="none"))
+    decided = {c.original: c for c in kept}
+    assert decided["energy"].refused_as_often and decided["energy"].decision is Decision.PENDING
+    assert decided["partners"].decision is Decision.AUTO_APPLIED and not decided["partners"].contested
 
 
 def test_the_page_says_why_an_edge_word_changed_without_a_number() -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from namesake.reliability.types import Candidate, Decision
+from namesake.reliability.memory_policy import apply_refusals
+from namesake.reliability.types import Candidate, Decision, RememberedCorrection
 from namesake.text import compact
 
 # What marks an edge-word form fix among a transcript's suggestions (stored with it, shown by the page).
@@ -54,8 +55,22 @@ def _core(text: str, a: int, b: int) -> tuple[int, int]:
     return (a + m.start(1), a + m.end(1)) if m and m.group(1) else (a, b)
 
 
-def edge_form_fixes(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
-    """The edge-word form fixes of the auto-applied rewrites in `kept`, none over another suggestion's span."""
+def edge_form_fixes(
+    kept: list[Candidate],
+    texts: dict[str, str],
+    refused: dict[tuple[str, str], int],
+    remembered: list[RememberedCorrection],
+) -> list[Candidate]:
+    """The edge-word form fixes of the auto-applied rewrites in `kept`, none over another suggestion's span; one
+    the user refused stays as heard, one refused as often as made is left to a reviewer (apply_refusals)."""
+    fixes = apply_refusals(_fixes(kept, texts), refused, remembered)
+    for c in fixes:
+        if c.reviewer_decides:
+            c.decision = Decision.PENDING
+    return fixes
+
+
+def _fixes(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
     taken = [(c.segment_id, c.start_char, c.end_char) for c in kept]
     out: list[Candidate] = []
     for c in kept:
@@ -72,9 +87,10 @@ def edge_form_fixes(kept: list[Candidate], texts: dict[str, str]) -> list[Candid
 
 
 def _fix(parent: Candidate, start: int, end: int, original: str, written: str, signals: dict[str, float]) -> Candidate:
-    """The edge word's own suggestion: the parent's place, decision and confidence, none of its memory."""
+    """The edge word's own suggestion: the parent's place, decision and confidence, none of its memory or flags."""
     return replace(
         parent, start_char=start, end_char=end, original=original, final=written, signals=signals,
         match_original=None, match_final=None, taught=None, proposed_final=None, memory_bonus=0.0, memory_score=None,
-        covers_reading=None,
+        covers_reading=None, contested=False, refused_as_often=False, extends_right_entity=False,
+        rewrites_canonical=False, repeats_neighbour=False,
     )  # fmt: skip

@@ -215,8 +215,7 @@ def run_stages(
     kept = [c for c in cands if c.decision is not Decision.DROPPED and changes_text(c.original, c.final)]
     if settings.reliability_edge_forms:
         order = {s.id: i for i, s in enumerate(inputs.segments)}
-        fixes = edge_form_fixes(kept, {s.id: s.text for s in inputs.segments})
-        kept += apply_refusals(fixes, inputs.refused, inputs.remembered)  # a refused edge word stays as heard
+        kept += edge_form_fixes(kept, {s.id: s.text for s in inputs.segments}, inputs.refused, inputs.remembered)
         kept.sort(key=lambda c: (order.get(c.segment_id, len(order)), c.start_char))
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
