@@ -29,7 +29,7 @@ import numpy as np
 
 from _common import BENCH_DATA, ROOT, bench_file, right_entity_changes, score
 from namesake.reliability.canonical import aggregate_payloads
-from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
+from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
@@ -173,10 +173,7 @@ def predictions(
                          "status": status, "confidence": float(p[i]), "signals": rows[i]["signals"]})  # fmt: skip
         if not edge_forms or status != "auto_applied":
             continue
-        for a, b, written in rows[i].get("edge", []):
-            if any(a < e and lo < b for lo, e in taken[(tid, seg)]):
-                continue
-            taken[(tid, seg)].append((a, b))
+        for a, b, written in free_pieces(rows[i].get("edge", []), taken[(tid, seg)]):
             out[tid].append({"segment_id": seg, "start_char": a, "end_char": b, "final": written,
                              "status": status, "confidence": float(p[i]), "signals": {EDGE_FORM: 1.0}})  # fmt: skip
     return out

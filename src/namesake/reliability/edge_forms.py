@@ -10,6 +10,7 @@ edit, so the entity is judged whole and a reviewer can undo either. Measured in 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import replace
 
 from namesake.reliability.memory_policy import apply_refusals
@@ -71,18 +72,29 @@ def edge_form_fixes(
 
 
 def _fixes(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
-    taken = [(c.segment_id, c.start_char, c.end_char) for c in kept]
+    """Each auto-applied rewrite's edge pieces as candidates, the first to claim a span keeping it."""
+    taken: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for c in kept:
+        taken[c.segment_id].append((c.start_char, c.end_char))
     out: list[Candidate] = []
     for c in kept:
         if c.decision is not Decision.AUTO_APPLIED or c.segment_id not in texts:
             continue
         text = texts[c.segment_id]
-        for a, b, written in edge_pieces(text, c.start_char, c.end_char, c.final, c.match_final):
-            if any(seg == c.segment_id and a < e and s < b for seg, s, e in taken):
-                continue
-            taken.append((c.segment_id, a, b))
+        pieces = edge_pieces(text, c.start_char, c.end_char, c.final, c.match_final)
+        for a, b, written in free_pieces(pieces, taken[c.segment_id]):
             signals = {EDGE_FORM: 1.0, "form_only": 1.0, "case_only": float(text[a:b].lower() == written.lower())}
             out.append(_fix(c, a, b, text[a:b], written, signals))
+    return out
+
+
+def free_pieces(pieces: list[tuple[int, int, str]], taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """The pieces over no span of `taken` (one segment's), each added to it: no edit overlaps another."""
+    out = []
+    for a, b, written in pieces:
+        if not any(a < e and s < b for s, e in taken):
+            taken.append((a, b))
+            out.append((a, b, written))
     return out
 
 

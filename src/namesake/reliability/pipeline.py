@@ -214,9 +214,9 @@ def run_stages(
 
     kept = [c for c in cands if c.decision is not Decision.DROPPED and changes_text(c.original, c.final)]
     if settings.reliability_edge_forms:
-        order = {s.id: i for i, s in enumerate(inputs.segments)}
-        kept += edge_form_fixes(kept, {s.id: s.text for s in inputs.segments}, inputs.refused, inputs.remembered)
-        kept.sort(key=lambda c: (order.get(c.segment_id, len(order)), c.start_char))
+        fixes = edge_form_fixes(kept, {s.id: s.text for s in inputs.segments}, inputs.refused, inputs.remembered)
+        if fixes:  # in the order resolve_overlaps leaves the rest
+            kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied
