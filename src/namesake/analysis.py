@@ -9,11 +9,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities, promoted_vocabulary_in
 from namesake.corrections_memory.repository import active_corrections_in
+from namesake.embeddings import CachedEmbedder
 from namesake.errors import WorkerError
 from namesake.language_model import build_context_model
 from namesake.refusals import refused_pairs_in
@@ -197,19 +199,23 @@ class AnalysisService:
             initargs=(self.runtime.settings,),
         )
         pending: _Pending = deque()
+        embedder = self.runtime.embedder
+        # the workers hold the cores: this process embeds its lists on one thread meanwhile
+        sharing = embedder.one_thread() if isinstance(embedder, CachedEmbedder) else nullcontext()
         try:
-            for t in transcripts:
-                prepared = self.prepare(t, user_id=user_id)
-                job = (
-                    None
-                    if self.needs_ports(prepared)
-                    else pool.submit(run_in_worker, prepared.inputs, self.runtime.settings)
-                )
-                pending.append((prepared, job))
-                while len(pending) > 2 * workers or (pending and pending[0][1] is None):
+            with sharing:
+                for t in transcripts:
+                    prepared = self.prepare(t, user_id=user_id)
+                    job = (
+                        None
+                        if self.needs_ports(prepared)
+                        else pool.submit(run_in_worker, prepared.inputs, self.runtime.settings)
+                    )
+                    pending.append((prepared, job))
+                    while len(pending) > 2 * workers or (pending and pending[0][1] is None):
+                        yield self._finish_next(pending)
+                while pending:
                     yield self._finish_next(pending)
-            while pending:
-                yield self._finish_next(pending)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             _restore(blas)

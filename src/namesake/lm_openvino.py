@@ -10,12 +10,13 @@ average (docs/architecture.md).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from namesake.threads import thread_budget
 
 if TYPE_CHECKING:
     from namesake.language_model import LlamaModel
@@ -171,12 +172,6 @@ def _graph(m: LlamaModel) -> tuple[Any, Any]:
     return body, head
 
 
-def inference_threads() -> int:
-    """The worker's thread budget: what it set for BLAS (analysis.BLAS_THREADS), or every core (0)."""
-    value = os.environ.get("OMP_NUM_THREADS", "")
-    return int(value) if value.isdigit() else 0
-
-
 class OpenVinoRunner:
     """Compiled body and head: log P(reading) sums for rows of (left, original reading, final reading)."""
 
@@ -185,7 +180,7 @@ class OpenVinoRunner:
 
         self.model = model
         core = ov.Core()
-        n = inference_threads() if threads is None else threads
+        n = thread_budget() if threads is None else threads
         common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
         body, head = _graph(model)
         self.precision = core.get_property("CPU", "INFERENCE_PRECISION_HINT").to_string()

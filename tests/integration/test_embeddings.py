@@ -75,3 +75,17 @@ def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: E
     assert different.max() < boost - 0.02  # a look-alike ("kword0417" after "kword0233") inherits nothing
     assert (near >= boost).sum() >= 3  # the boost still reaches the closest slips ("Steffy" after "Steffi")
     assert (near >= dedupe).sum() <= 1 and (different >= dedupe).sum() == 0  # dedupe merges (almost) nothing
+
+
+def test_embedding_on_one_thread_while_workers_hold_the_cores_gives_the_same_vectors(embedder: Embedder) -> None:
+    from namesake.embeddings import UniversalSentenceEncoder
+
+    assert isinstance(embedder, UniversalSentenceEncoder)
+    cached = CachedEmbedder(embedder)
+    texts = [f"Cytiva and Danaher, call {i}" for i in range(40)]
+    both = embedder.embed(texts)
+    with cached.one_thread():
+        assert embedder.threads == 1
+        alone = cached.embed(texts)
+    assert embedder.threads == 2  # given back when the pool ends
+    assert np.allclose(alone, both, atol=1e-5)

@@ -55,8 +55,12 @@ def spot_candidates(
     max_tokens: int,
     language: str = "en",
     remembered: list[RememberedCorrection] | None = None,
+    threads: int = 1,
 ) -> list[Candidate]:
-    """Raw candidates (overlapping, one per window × entry) with their matching signals filled in."""
+    """Raw candidates (overlapping, one per window × entry) with their matching signals filled in.
+
+    threads: for the edit-distance matrix (0 = every core), the stage's largest cost; output is the same.
+    """
     memo_entries = [CanonicalEntry(m.original, m.entity_type, 0) for m in remembered or []]
     longest = max((len(e.norm.split()) for e in entries + memo_entries), default=1)
     acronyms = [
@@ -76,7 +80,7 @@ def spot_candidates(
     written = [ei for ei, e in enumerate(entries) if not e.spoken]
     # a value with "&" is matched as said ("M and A"), never fuzzily: "Q and" is not Q&A
     fuzzy = [ei for ei in written if "&" not in entries[ei].value]
-    for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in fuzzy], min_similarity)):
+    for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in fuzzy], min_similarity, threads)):
         hits[(wi, fuzzy[j])]["edit"] = sim
     for ei, e in enumerate(entries):
         # a spoken form is matched only as said: "Q and" or "quite a" are not Q&A

@@ -27,6 +27,7 @@ from namesake.reliability.scorer import (
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Mode, RememberedCorrection, Segment
 from namesake.settings import Settings
 from namesake.text import changes_text, tokenize
+from namesake.threads import thread_budget
 
 
 @dataclass
@@ -109,6 +110,7 @@ def candidate_signals(
             max_tokens=settings.reliability_max_window_tokens,
             language=inputs.language,
             remembered=inputs.remembered,
+            threads=thread_budget(),  # a worker beside others: one; alone: every core
         ),
     )
     if inputs.dictionary.mode is Mode.CONTEXT_FREE and with_llm:

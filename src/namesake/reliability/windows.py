@@ -131,8 +131,13 @@ def function_words(language: str) -> frozenset[str]:
     return frozenset(compact(w) for w in top_n_list(lang, FUNCTION_WORDS))
 
 
-def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: float) -> list[tuple[int, int, float]]:
-    """(window index, entry index, edit similarity) for pairs at or above min_similarity, blocked by length."""
+def fuzzy_pairs(
+    keys: list[str], entries: list[CanonicalEntry], min_similarity: float, threads: int = 1
+) -> list[tuple[int, int, float]]:
+    """(window index, entry index, edit similarity) for pairs at or above min_similarity, blocked by length.
+
+    threads: rapidfuzz's workers (0 = every core); the same pairs whatever the count.
+    """
     if not keys or not entries:
         return []
     entry_keys = [e.key for e in entries]
@@ -153,6 +158,7 @@ def fuzzy_pairs(keys: list[str], entries: list[CanonicalEntry], min_similarity: 
             scorer=Levenshtein.normalized_similarity,
             score_cutoff=min_similarity,
             dtype=np.float32,
+            workers=threads or -1,
         )
         rows, cs = np.nonzero(matrix)
         out.extend((wis[r], int(cols[c]), float(matrix[r, c])) for r, c in zip(rows, cs, strict=True))
