@@ -9,13 +9,11 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities, promoted_vocabulary_in
 from namesake.corrections_memory.repository import active_corrections_in
-from namesake.embeddings import CachedEmbedder
 from namesake.errors import WorkerError
 from namesake.language_model import build_context_model
 from namesake.refusals import refused_pairs_in
@@ -35,8 +33,9 @@ BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def _one_blas_thread_per_worker() -> dict[str, str | None]:
-    """Workers that start from now on use one BLAS thread each (unless the operator set a count): a worker per core
-    with a thread per core each oversubscribes the cores (12 calls with the language model: 73 → 46 s)."""
+    """Workers that start from now on use one BLAS thread each (unless the operator set a count), and so does this
+    process meanwhile (threads.thread_budget: its embedder): a worker per core with a thread per core each
+    oversubscribes the cores (12 calls with the language model: 73 → 46 s)."""
     saved = {k: os.environ.get(k) for k in BLAS_THREADS}
     if all(v is None for v in saved.values()):
         os.environ.update(dict.fromkeys(BLAS_THREADS, "1"))
@@ -199,23 +198,19 @@ class AnalysisService:
             initargs=(self.runtime.settings,),
         )
         pending: _Pending = deque()
-        embedder = self.runtime.embedder
-        # the workers hold the cores: this process embeds its lists on one thread meanwhile
-        sharing = embedder.one_thread() if isinstance(embedder, CachedEmbedder) else nullcontext()
         try:
-            with sharing:
-                for t in transcripts:
-                    prepared = self.prepare(t, user_id=user_id)
-                    job = (
-                        None
-                        if self.needs_ports(prepared)
-                        else pool.submit(run_in_worker, prepared.inputs, self.runtime.settings)
-                    )
-                    pending.append((prepared, job))
-                    while len(pending) > 2 * workers or (pending and pending[0][1] is None):
-                        yield self._finish_next(pending)
-                while pending:
+            for t in transcripts:
+                prepared = self.prepare(t, user_id=user_id)
+                job = (
+                    None
+                    if self.needs_ports(prepared)
+                    else pool.submit(run_in_worker, prepared.inputs, self.runtime.settings)
+                )
+                pending.append((prepared, job))
+                while len(pending) > 2 * workers or (pending and pending[0][1] is None):
                     yield self._finish_next(pending)
+            while pending:
+                yield self._finish_next(pending)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             _restore(blas)

