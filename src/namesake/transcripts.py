@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +13,7 @@ from sqlalchemy import DateTime, Row, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.db import Database
+from namesake.db import Database, json_text
 from namesake.errors import ConflictError, NotFoundError
 from namesake.models import SuggestionRow, Transcript
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
@@ -70,7 +69,7 @@ def _upsert_rows(cands: list[Candidate], audits: list[dict[str, float]], context
         }
         for c, audit, context in zip(cands, audits, contexts, strict=True)
     ]
-    return json.dumps(rows)
+    return json_text(rows)
 
 
 def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> None:

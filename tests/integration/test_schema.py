@@ -83,6 +83,23 @@ def test_re_analysing_cannot_duplicate_a_suggestion(db: Database) -> None:
     assert isinstance(err.value.__cause__, IntegrityError)
 
 
+def test_json_columns_keep_numpy_numbers_and_accents_as_the_standard_library_would(db: Database) -> None:
+    import json
+
+    import numpy as np
+
+    segments = [{"id": "1", "text": "Göttingen — Nestlé", "gain": np.float64(0.1) + np.float64(0.2), "n": np.int64(3)}]
+    with db.session() as s:
+        s.add(User(id="u"))
+        s.flush()
+        s.add(Transcript(id="t", user_id="u", segments=segments))
+    with db.session() as s:
+        stored = s.scalar(select(Transcript.segments).where(Transcript.id == "t"))
+    assert stored == json.loads(json.dumps(segments, default=int))  # 0.30000000000000004 and the accents, unchanged
+    with db.session() as s:
+        assert s.scalar(text("SELECT segments->0->>'text' FROM transcripts WHERE id = 't'")) == "Göttingen — Nestlé"
+
+
 def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> None:
     url, name = _scratch_database(pg_server_url)
     try:
