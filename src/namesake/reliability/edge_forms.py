@@ -66,8 +66,7 @@ def edge_form_fixes(
     the user refused stays as heard, one refused as often as made is left to a reviewer (apply_refusals)."""
     fixes = apply_refusals(_fixes(kept, texts), refused, remembered)
     for c in fixes:
-        if c.reviewer_decides:
-            c.decision = Decision.PENDING
+        c.decision = c.capped(c.decision)
     return fixes
 
 

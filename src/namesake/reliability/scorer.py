@@ -224,9 +224,7 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
         decision = Decision.PENDING
     else:
         decision = Decision.DROPPED
-    decision = memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory)
-    if c.reviewer_decides and decision is Decision.AUTO_APPLIED:
-        decision = Decision.PENDING
+    decision = c.capped(memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory))
     if c.repeats_neighbour:  # "Backman Coulter" → "Backman Beckman Coulter": nobody should accept that
         decision = Decision.DROPPED
     return decision

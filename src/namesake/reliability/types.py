@@ -289,6 +289,10 @@ class Candidate:
         """Never applied by itself whatever its confidence (`scorer.decide`): one of the REVIEWER_DECIDES flags."""
         return any(getattr(self, flag) for flag in REVIEWER_DECIDES)
 
+    def capped(self, decision: Decision) -> Decision:
+        """`decision`, at most pending where a reviewer decides (the one place the REVIEWER_DECIDES cap is applied)."""
+        return Decision.PENDING if self.reviewer_decides and decision is Decision.AUTO_APPLIED else decision
+
     @property
     def span(self) -> tuple[str, int, int]:
         """Where the candidate sits: (segment, start, end)."""
