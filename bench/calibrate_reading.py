@@ -69,13 +69,21 @@ def _as_default_bars(p: np.ndarray, bar: float) -> np.ndarray:
     return out
 
 
-def held_out(x: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, folds: int) -> np.ndarray:
-    """Probabilities of trees that never saw the call."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
+def splitter(folds: int, seed: int | None) -> Any:
+    """GroupKFold by call: as shipped (seed None), or the calls shuffled into folds by `seed` (another split)."""
     from sklearn.model_selection import GroupKFold
 
+    return GroupKFold(folds) if seed is None else GroupKFold(folds, shuffle=True, random_state=seed)
+
+
+def held_out(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, folds: int, seed: int | None = None
+) -> np.ndarray:
+    """Probabilities of trees that never saw the call."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
     p = np.zeros(len(y))
-    for train, test in GroupKFold(folds).split(x, y, groups):
+    for train, test in splitter(folds, seed).split(x, y, groups):
         m = HistGradientBoostingClassifier(random_state=0, **TREES).fit(x[train], y[train], sample_weight=w[train])
         p[test] = m.predict_proba(x[test])[:, 1]
     return p
@@ -162,7 +170,6 @@ def report(
 def main() -> None:
     """Label, first model held-out, read, second model held-out, tables, refit and export."""
     from sklearn.ensemble import HistGradientBoostingClassifier
-    from sklearn.model_selection import GroupKFold
 
     from namesake.reliability.trees import TreeModel
 
@@ -171,6 +178,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=BUNDLED_READING_MODEL)
     ap.add_argument("--gains-cache", type=Path, default=Path("bench/out/lm_gains.json"))
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument(
+        "--split-seed", type=int,
+        help="shuffle the calls into folds with this seed (another held-out split; default: GroupKFold's own)",
+    )  # fmt: skip
     ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
@@ -192,6 +203,8 @@ def main() -> None:
         " kept in this cache file",
     )  # fmt: skip
     a = ap.parse_args()
+    if a.split_seed is not None and a.fold_models:
+        sys.exit("--fold-models writes the shipped split's fold models: leave out --split-seed")
     if a.surprisal and a.also_read_with:
         sys.exit("--surprisal and --also-read-with do not go together")
     if a.surprisal and a.out == BUNDLED_READING_MODEL:
@@ -216,7 +229,7 @@ def main() -> None:
     y = np.array([label(r) for r in rows])
     w = np.array([harm_weight(r) for r in rows])
     groups = np.array([r["group"] for r in rows])
-    p = held_out(x, y, w, groups, a.folds)
+    p = held_out(x, y, w, groups, a.folds, a.split_seed)
     kept = best_per_span(rows, p, READ_FROM)
     read = [i for i in kept if reads(rows[i]["signals"])]
     windows = []
@@ -251,7 +264,7 @@ def main() -> None:
     for worse in a.worse_weights:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
         z2, z2_served = np.zeros(len(read)), np.zeros(len(read))
-        for train, test in GroupKFold(a.folds).split(x2, y[read], groups[read]):
+        for train, test in splitter(a.folds, a.split_seed).split(x2, y[read], groups[read]):
             m = HistGradientBoostingClassifier(random_state=0, **READ_TREES)
             m.fit(x2[train], y[read][train], sample_weight=w2[train])
             z2[test] = m.decision_function(x2[test])

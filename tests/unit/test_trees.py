@@ -11,7 +11,14 @@ import pytest
 
 from namesake.errors import ConfigurationError
 from namesake.reliability.scorer import Scorer, confidence
-from namesake.reliability.trees import BUNDLED_MODEL, MAX_COMPILED_SPLITS, ROW_BLOCK, TreeModel, load_model
+from namesake.reliability.trees import (
+    BUNDLED_MODEL,
+    BUNDLED_READING_MODEL,
+    MAX_COMPILED_SPLITS,
+    ROW_BLOCK,
+    TreeModel,
+    load_model,
+)
 from namesake.settings import Settings
 
 # edit <= 0.8 → -1.0; else commonness <= 0.5 → +2.0, else → 0.0; second tree: a single leaf (+0.5)
@@ -61,6 +68,13 @@ def test_the_bundled_model_reads_signals_the_pipeline_writes() -> None:
     model = load_model(BUNDLED_MODEL)
     assert len(model.trees) > 10 and {"edit", "commonness", "phonetic", "frequency"} <= set(model.features)
     assert not {"asr", "llm", "memory_bonus", "remembered"} & set(model.features)  # applied on top, never learned
+
+
+def test_the_bundled_reading_model_was_fitted_on_the_windows_the_default_settings_read() -> None:
+    # its gains mean what they meant in fitting only if the language model reads as many words on each side
+    meta = load_model(BUNDLED_READING_MODEL).meta
+    s = Settings()
+    assert meta["window_words"] == [s.reliability_language_model_left_words, s.reliability_language_model_right_words]
 
 
 def _walked(model: TreeModel, x: np.ndarray) -> np.ndarray:
