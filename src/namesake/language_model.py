@@ -221,20 +221,22 @@ class SentenceScorer:
         return [self._bos, *self.encode(w.left)]
 
     def gains(self, windows: Sequence[Window]) -> list[float]:
-        """Per window, in nats: how much likelier the words read with the final (> 0: the context backs it)."""
-        out: dict[Window, float] = {}
+        """Per window, in nats: how much likelier the words read with the final (> 0: the context backs it).
+
+        A request is read whole unless every window of it is cached: in the bfloat16 pass a window's gain moves
+        a little with what shares its batch (0.01 nat on average, up to 0.3), so a transcript's gains must not
+        depend on what this process happened to read before (the same suggestions whichever worker reads it).
+        """
+        distinct = list(dict.fromkeys(windows))
         with self._lock:
-            # similar lengths batched together: less padding
-            todo = sorted((w for w in dict.fromkeys(windows) if w not in self._cache), key=_length)
-            if todo:
-                totals = self._log_probs(todo)
-                out.update((w, round(float(t[1] - t[0]), 4)) for w, t in zip(todo, totals, strict=True))
-            for w in windows:
-                if w in out:
-                    self._cache[w] = out[w]
-                else:
-                    out[w] = self._cache[w]
-                    self._cache.move_to_end(w)
+            if all(w in self._cache for w in distinct):
+                out = {w: self._cache[w] for w in distinct}
+            else:
+                todo = sorted(distinct, key=_length)  # similar lengths batched together: less padding
+                out = {w: round(float(t[1] - t[0]), 4) for w, t in zip(todo, self._log_probs(todo), strict=True)}
+                self._cache.update(out)
+            for w in distinct:
+                self._cache.move_to_end(w)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return [out[w] for w in windows]

@@ -193,11 +193,13 @@ class OpenVinoRunner:
         lines = pack([sum(map(len, r)) for r in rows], LINE_TOKENS)
         for start in range(0, len(lines), LINES_PER_BATCH):
             batch = tree_batch(rows, lines[start : start + LINES_PER_BATCH], self.model.head_dim, self.model.rope_base)
-            states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, batch.rows])[0]
+            # both readings' first tokens are predicted by the same state (the last left word's): one head row
+            unique, each = np.unique(batch.rows, return_inverse=True)
+            states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, unique])[0]
             norm = np.concatenate(
                 [self._head.infer([states[i : i + HEAD_ROWS]])[0].copy() for i in range(0, len(states), HEAD_ROWS)]
-            )
+            )[each]
             # the target's own logit exactly (float32); the normaliser from the fast head
-            picked = np.einsum("nd,dn->n", states, self.model.head_t[:, batch.targets])
+            picked = np.einsum("nd,dn->n", states[each], self.model.head_t[:, batch.targets])
             np.add.at(totals, batch.reading, picked - norm)
         return totals.reshape(-1, 2)

@@ -63,6 +63,26 @@ def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: SentenceScorer) 
     assert lm.gains(windows) == alone and len(lm._cache) == before
 
 
+def test_a_transcripts_gains_do_not_depend_on_what_the_process_read_before(lm: SentenceScorer) -> None:
+    # a worker reads many transcripts: windows it already read must not change how the next one is batched
+    speech = (
+        "so the teams in our logistics group worked with us on the market and the cup of coffee sales in the"
+        " quarter grew while our contract logistics business and the microsoft teams product kept growing"
+    )
+    text = speech.split()
+    finals = {"teams": "Teams", "logistics": "Logistics", "us": "US", "cup": "Cup", "microsoft": "Microsoft"}
+    windows = [
+        Window(" ".join(text[max(0, i - 8) : i]), word, finals[word], " " + " ".join(text[i + 1 : i + 4]))
+        for i, word in enumerate(text)
+        if word in finals
+    ]
+    lm.clear_cache()
+    fresh = lm.gains(windows)
+    lm.clear_cache()
+    lm.gains(windows[::3])  # an earlier transcript shared a few of them
+    assert lm.gains(windows) == fresh
+
+
 def test_a_missing_model_is_said_once_and_the_pipeline_runs_without_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
