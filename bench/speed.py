@@ -4,7 +4,7 @@ and whole-file throughput (words/s) of `namesake analyze` next to the baseline's
 Both with the language model off and on (the default): its row is what reading everyday words costs; then
 the same with the numpy pass (RELIABILITY_LANGUAGE_MODEL_RUNTIME=numpy, 3 runs), the compiled pass's baseline.
 
-Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40]
+Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40] [--rounds 1] [--throughput-only]
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -97,8 +98,12 @@ def latency(runs: int, transcripts: list[dict], language_model: str, lm_pass: st
     print(f"| **total** | **{pct(totals, 0.5) * 1000:.1f}** | **{pct(totals, 0.95) * 1000:.1f}** |")
 
 
-def throughput(split: Path, limit: int) -> None:
-    """Whole-file words/s: `namesake analyze` (fresh data dir, entities indexed) vs baseline.py, same input."""
+def throughput(split: Path, limit: int, rounds: int = 1) -> None:
+    """Whole-file words/s: `namesake analyze` (fresh data dir, entities indexed) vs baseline.py, same input.
+
+    With rounds > 1 the three runs alternate that many times and each ratio is taken within its round: on a
+    shared host the load moves between rounds by more than the differences worth seeing.
+    """
     subset = Path(tempfile.mkdtemp()) / "subset.jsonl"
     with gzip.open(split, "rt") as src, subset.open("w") as dst:
         for i, line in enumerate(src):
@@ -107,30 +112,33 @@ def throughput(split: Path, limit: int) -> None:
             dst.write(line)
     words = sum(len(s["text"].split()) for line in subset.open() for s in json.loads(line)["segments"])
     namesake = str(Path(sys.executable).parent / "namesake")
-    rows = []
-    for label, cmd, env in (
-        ("baseline.py", [sys.executable, str(bench_file("baseline.py")), str(subset)], None),
+    systems: tuple[tuple[str, list[str], dict[str, str]], ...] = (
+        ("baseline.py", [sys.executable, str(bench_file("baseline.py")), str(subset)], {}),
         (
             "namesake analyze, language model off",
             [namesake, "analyze", str(subset)],
-            fresh_env(LLM_PROVIDER="none", RELIABILITY_LANGUAGE_MODEL="none"),
+            {"RELIABILITY_LANGUAGE_MODEL": "none"},
         ),
-        (
-            "namesake analyze (default: language model on)",
-            [namesake, "analyze", str(subset)],
-            fresh_env(LLM_PROVIDER="none"),
-        ),
-    ):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
-        rows.append((label, time.perf_counter() - t0))
-    print(
-        f"\n### throughput: {limit} transcripts of {split.name}, {words} words (wall clock, process start included)\n"
+        ("namesake analyze (default: language model on)", [namesake, "analyze", str(subset)], {}),
     )
-    print("| system | seconds | words/s | × baseline |\n|---|---|---|---|")
-    base = rows[0][1]
-    for label, secs in rows:
-        print(f"| {label} | {secs:.1f} | {words / secs:,.0f} | {base / secs:.2f} |")
+    seconds: dict[str, list[float]] = {label: [] for label, _, _ in systems}
+    for _ in range(rounds):
+        for label, cmd, extra in systems:
+            env = fresh_env(LLM_PROVIDER="none", **extra) if cmd[0] == namesake else None
+            t0 = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+            seconds[label].append(time.perf_counter() - t0)
+    print(
+        f"\n### throughput: {limit} transcripts of {split.name}, {words} words (wall clock, process start included"
+        f"{f'; median of {rounds} alternating rounds, × baseline within each round' if rounds > 1 else ''})\n"
+    )
+    print("| system | seconds | words/s | × baseline | per round |\n|---|---|---|---|---|")
+    base = seconds[systems[0][0]]
+    for label, secs in seconds.items():
+        ratios = [b / x for b, x in zip(base, secs, strict=True)]
+        mid = statistics.median(secs)
+        each = " / ".join(f"{r:.2f}" for r in ratios)
+        print(f"| {label} | {mid:.1f} | {words / mid:,.0f} | {statistics.median(ratios):.2f} | {each} |")
 
 
 def main() -> None:
@@ -139,14 +147,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--file", default="earnings21.jsonl.gz")
     ap.add_argument("--limit", type=int, default=40)
+    ap.add_argument("--rounds", type=int, default=1, help="alternating rounds of the throughput runs (median ratio)")
+    ap.add_argument("--throughput-only", action="store_true", help="skip the per-call latency tables")
     a = ap.parse_args()
     split = bench_file(a.file)
     with gzip.open(split, "rt") as fh:
         transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]
-    latency(a.runs, transcripts, "none")
-    latency(a.runs, transcripts, "smollm2")
-    latency(min(a.runs, 3), transcripts, "smollm2", lm_pass="numpy")  # the baseline of the compiled pass
-    throughput(split, a.limit)
+    if not a.throughput_only:
+        latency(a.runs, transcripts, "none")
+        latency(a.runs, transcripts, "smollm2")
+        latency(min(a.runs, 3), transcripts, "smollm2", lm_pass="numpy")  # the baseline of the compiled pass
+    throughput(split, a.limit, a.rounds)
 
 
 if __name__ == "__main__":
