@@ -97,6 +97,39 @@ class AnalysisResult:
         }
 
 
+class StagePool:
+    """Worker processes for the pure stages, every one started (and warming: imports, tables, the language model) as
+    soon as the pool is made, so that they are ready when the first transcript is: `namesake analyze` makes it
+    before it opens the stores."""
+
+    def __init__(self, settings: Settings, workers: int) -> None:
+        self.settings, self.workers = settings, workers
+        # spawn, not fork: the parent holds database connections and the vector store's threads
+        self._blas = _one_blas_thread_per_worker()
+        self._pool = ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=warm_worker, initargs=(settings,)
+        )
+        for _ in range(workers):  # a process is spawned per submission while none is idle: all of them, now
+            self._pool.submit(os.getpid)
+
+    def submit(self, inputs: PipelineInputs) -> Future[tuple[list[Candidate], RunStats]]:
+        """The stages of one transcript, in the next free worker."""
+        return self._pool.submit(run_in_worker, inputs, self.settings)
+
+    def close(self) -> None:
+        """Wait for the workers to stop (jobs not started are cancelled) and give this process its threads back."""
+        try:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            _restore(self._blas)
+
+    def __enter__(self) -> StagePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class AnalysisService:
     """Runs the pipeline for one transcript against the runtime's stores; what the transcript routes call."""
 
@@ -181,39 +214,32 @@ class AnalysisService:
         return self.finish(prepared, *self.compute(prepared))
 
     def analyze_many(
-        self, transcripts: Iterable[TranscriptIn | CheckedTranscript], *, user_id: str | None = None, workers: int = 1
+        self,
+        transcripts: Iterable[TranscriptIn | CheckedTranscript],
+        *,
+        user_id: str | None = None,
+        workers: int = 1,
+        pool: StagePool | None = None,
     ) -> Iterator[AnalysisResult]:
-        """Analyse in order; with workers > 1 the pure stages run in worker processes while this one does I/O."""
-        if workers <= 1:
+        """Analyse in order; with a pool (or workers > 1) the pure stages run in worker processes while this one does
+        I/O."""
+        if pool is None and workers > 1:
+            with StagePool(self.runtime.settings, workers) as own:
+                yield from self.analyze_many(transcripts, user_id=user_id, pool=own)
+            return
+        if pool is None:
             warm_stages(self.runtime.settings)
             for t in transcripts:
                 yield self.analyze(t, user_id=user_id)
             return
-        # spawn, not fork: this process holds database connections and the vector store's threads
-        blas = _one_blas_thread_per_worker()
-        pool = ProcessPoolExecutor(
-            workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=warm_worker,
-            initargs=(self.runtime.settings,),
-        )
         pending: _Pending = deque()
-        try:
-            for t in transcripts:
-                prepared = self.prepare(t, user_id=user_id)
-                job = (
-                    None
-                    if self.needs_ports(prepared)
-                    else pool.submit(run_in_worker, prepared.inputs, self.runtime.settings)
-                )
-                pending.append((prepared, job))
-                while len(pending) > 2 * workers or (pending and pending[0][1] is None):
-                    yield self._finish_next(pending)
-            while pending:
+        for t in transcripts:
+            prepared = self.prepare(t, user_id=user_id)
+            pending.append((prepared, None if self.needs_ports(prepared) else pool.submit(prepared.inputs)))
+            while len(pending) > 2 * pool.workers or (pending and pending[0][1] is None):
                 yield self._finish_next(pending)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            _restore(blas)
+        while pending:
+            yield self._finish_next(pending)
 
     def _finish_next(self, pending: _Pending) -> AnalysisResult:
         prepared, job = pending.popleft()

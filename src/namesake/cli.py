@@ -23,7 +23,7 @@ from namesake.settings import Settings, describe_invalid, get_settings
 from namesake.vocabulary import VocabularyFormat
 
 if TYPE_CHECKING:
-    from namesake.analysis import AnalysisResult
+    from namesake.analysis import AnalysisResult, StagePool
     from namesake.reliability.inputs import TranscriptIn
     from namesake.reliability.types import Suggestion
     from namesake.services import Services
@@ -175,12 +175,14 @@ def analyze(
     except NamesakeError as exc:
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
-    with _open_services(settings) as services, progress(err, "analysing", len(transcripts),
-                                                        quiet=len(transcripts) < 2) as bar:  # fmt: skip
-        if workers == 0:
-            workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
+    if workers == 0:
+        workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
+    # the workers start (and load what they read) while this process opens the stores
+    with _stage_pool(settings, workers) as pool, _open_services(settings) as services, progress(
+        err, "analysing", len(transcripts), quiet=len(transcripts) < 2
+    ) as bar:
         try:
-            results = services.analysis.analyze_many(transcripts, user_id=user, workers=workers)
+            results = services.analysis.analyze_many(transcripts, user_id=user, pool=pool)
             for given, result in zip(transcripts, results, strict=True):
                 if apply:
                     sys.stdout.write(json.dumps(_applied(given.transcript, result), ensure_ascii=False) + "\n")
@@ -239,6 +241,18 @@ def _language_model_label(model: object) -> str:
     if model is None:
         return "none (word-pair counts)"
     return f"{getattr(model, 'name', '?')} ({getattr(model, 'runtime', 'adapter')})"
+
+
+@contextmanager
+def _stage_pool(settings: Settings, workers: int) -> Iterator[StagePool | None]:
+    """The worker processes of `analyze`, started now; None for one worker (the stages run in this process)."""
+    if workers <= 1:
+        yield None
+        return
+    from namesake.analysis import StagePool
+
+    with StagePool(settings, workers) as pool:
+        yield pool
 
 
 @contextmanager

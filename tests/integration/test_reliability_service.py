@@ -139,6 +139,23 @@ def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local
     assert ("Zorblax", "Meetnoo") not in {(o, f) for o, f, _, _ in dict(parallel)["m0"]}
 
 
+def test_a_stage_pool_starts_its_workers_when_made_and_serves_analyze_many(runtime: Runtime) -> None:
+    import multiprocessing
+
+    from namesake.analysis import StagePool
+
+    before = len(multiprocessing.active_children())
+    batch = [_transcript(f"p{i}") for i in range(3)]
+    service = _service(runtime)
+    one_by_one = [[(s.original, s.final, s.confidence) for s in service.analyze(t).suggestions] for t in batch]
+    with StagePool(runtime.settings, 2) as pool:
+        # started (and warming) before any transcript is given: `namesake analyze` opens the stores meanwhile
+        assert len(multiprocessing.active_children()) == before + 2
+        results = list(service.analyze_many(batch, pool=pool))
+    assert [[(s.original, s.final, s.confidence) for s in r.suggestions] for r in results] == one_by_one
+    assert len(multiprocessing.active_children()) == before
+
+
 def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
     runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
