@@ -178,9 +178,11 @@ def analyze(
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
     # the workers start (and load what they read) while this process opens the stores
-    with _stage_pool(settings, workers) as pool, _open_services(settings) as services, progress(
-        err, "analysing", len(transcripts), quiet=len(transcripts) < 2
-    ) as bar:
+    with (
+        _stage_pool(settings, workers) as pool,
+        _open_services(settings) as services,
+        progress(err, "analysing", len(transcripts), quiet=len(transcripts) < 2) as bar,
+    ):
         try:
             results = services.analysis.analyze_many(transcripts, user_id=user, pool=pool)
             for given, result in zip(transcripts, results, strict=True):

@@ -13,7 +13,8 @@ from namesake import language_model
 from namesake.language_model import SentenceScorer, bundled_model_path, load_sentence_scorer
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import ContextModel, Window
-from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, needs_reading, window_of
+from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
+from namesake.reliability.reading import needs_reading as reading_needed
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Segment
 from namesake.settings import Settings
 
@@ -109,11 +110,14 @@ def test_a_window_is_the_words_around_the_span_as_written() -> None:
     assert window_of(text, last, last + 3, "Ford", left_words=1, right_words=3) == Window("and", "for", "Ford", " us.")
 
 
-def test_only_words_in_use_that_would_be_shown_are_read() -> None:
+def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     def cand(original: str, final: str, **signals: float) -> Candidate:
         c = Candidate("1", 0, len(original), original, final, "ORG", "canonical", signals=dict(signals))
-        c.decision = Decision.PENDING
+        c.decision, c.confidence = Decision.PENDING, 0.4
         return c
+
+    def needs_reading(c: Candidate, language: str) -> bool:
+        return reading_needed(c, language, read_from=0.15)
 
     assert needs_reading(cand("teams", "Teams", everyday_word=0.8, form_only=1, case_only=1), "en")
     assert needs_reading(cand("bodes", "Biden's", everyday_word=0.5), "en")
@@ -123,9 +127,18 @@ def test_only_words_in_use_that_would_be_shown_are_read() -> None:
     assert not needs_reading(cand("kword", "Kword", everyday_word=1.4 / 7, form_only=1, case_only=1), "en")
     assert not needs_reading(cand("e commerce", "e-commerce", everyday_word=0.8, form_only=1), "en")
     assert not needs_reading(cand("bodes", "Biden's", everyday_word=0.5), "fr")  # the model reads English
+    # below the suggest bar, a rewrite is read from RELIABILITY_READ_FROM: what it reads may lift it into the queue
     dropped = cand("bodes", "Biden's", everyday_word=0.5)
-    dropped.decision = Decision.DROPPED
+    dropped.decision, dropped.confidence = Decision.DROPPED, 0.16
+    assert needs_reading(dropped, "en")
+    dropped.confidence = 0.14
     assert not needs_reading(dropped, "en")
+    shown = cand("bodes", "Biden's", everyday_word=0.5)
+    shown.confidence = 0.1  # the memory lifted it into the queue: read whatever its confidence
+    assert needs_reading(shown, "en")
+    repeating = cand("Coulter", "Beckman Coulter", everyday_word=0.5)
+    repeating.decision, repeating.confidence, repeating.repeats_neighbour = Decision.DROPPED, 0.3, True
+    assert not needs_reading(repeating, "en")  # dropped whatever it reads
 
 
 LISTED = CanonicalDictionary({"acronyms": ["CMP"], "orgs": ["Microsoft Teams", "Teams"]})

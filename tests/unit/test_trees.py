@@ -70,11 +70,13 @@ def test_the_bundled_model_reads_signals_the_pipeline_writes() -> None:
     assert not {"asr", "llm", "memory_bonus", "remembered"} & set(model.features)  # applied on top, never learned
 
 
-def test_the_bundled_reading_model_was_fitted_on_the_windows_the_default_settings_read() -> None:
+def test_the_bundled_reading_model_was_fitted_on_what_the_default_settings_read() -> None:
     # its gains mean what they meant in fitting only if the language model reads as many words on each side
     meta = load_model(BUNDLED_READING_MODEL).meta
     s = Settings()
     assert meta["window_words"] == [s.reliability_language_model_left_words, s.reliability_language_model_right_words]
+    # and the pipeline reads no candidate below those it learnt from (RELIABILITY_READ_FROM)
+    assert s.reliability_read_from >= meta["fit_from"]
 
 
 def _walked(model: TreeModel, x: np.ndarray) -> np.ndarray:

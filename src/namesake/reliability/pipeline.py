@@ -189,6 +189,7 @@ def run_stages(
                 inputs.language,
                 left_words=settings.reliability_language_model_left_words,
                 right_words=settings.reliability_language_model_right_words,
+                read_from=settings.reliability_read_from,
             ),
         )
         stats.language_model = asdict(reading)

@@ -2,8 +2,8 @@
 
 A rewrite of a word in use ("bodes" → Biden's, "teams" → Teams, "comp" → CMP, "genomics" → Genomics) is
 right in one sentence and wrong in the next; what it sounds like and how often the pair repeats cannot
-tell which. Such candidates, once they would be shown or applied, get `lm_gain`: how much likelier the
-sentence reads with the final than with the original (`ports.ContextModel`), judged per occurrence.
+tell which. Such candidates, once the first trees give them RELIABILITY_READ_FROM, get `lm_gain`: how much
+likelier the sentence reads with the final than with the original (`ports.ContextModel`), per occurrence.
 Rewrites of unknown forms ("Cytova") and spacing or punctuation forms are not read: the model does not
 know the names on the list any better than the spotting does, and those forms are right nearly always
 (docs/reliability.md).
@@ -41,9 +41,15 @@ class ReadingStats:
     windows: int = 0
 
 
-def needs_reading(c: Candidate, language: str) -> bool:
-    """A word in use that would be shown or changed: a word change, or a case change of the same letters."""
-    if not language.startswith("en") or c.context_free or c.decision is Decision.DROPPED:
+def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
+    """A word in use that could be shown or changed: a word change, or a case change of the same letters.
+
+    A dropped candidate is read from `read_from` (RELIABILITY_READ_FROM: the suggest bar alone dropped it, and what
+    the model reads may lift it), but never one that would repeat its mis-heard neighbour: that stays dropped.
+    """
+    if not language.startswith("en") or c.context_free or c.repeats_neighbour:
+        return False
+    if c.decision is Decision.DROPPED and c.confidence < read_from:
         return False
     return reads(c.signals)
 
@@ -72,9 +78,10 @@ def read_in_context(
     *,
     left_words: int,
     right_words: int,
+    read_from: float,
 ) -> ReadingStats:
     """Set `lm_gain` on every candidate that needs reading (one batch for the transcript)."""
-    todo = [c for c in cands if needs_reading(c, language)]
+    todo = [c for c in cands if needs_reading(c, language, read_from)]
     stats = ReadingStats(model=model.name, read=len(todo))
     if not todo:
         return stats
