@@ -8,7 +8,7 @@ model's log-odds, `lm_gain`, the mean gain of the same pair's read occurrences i
 the same labels and harm weights. Every figure printed is held-out twice over: a call's candidates are scored by
 first and second models that never saw it. Then the second model is refitted on every read candidate and written
 to `reliability/reading_model.json`. Its probability is the confidence shown; a read rewrite is applied on its
-own from RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from the usual suggest threshold.
+own from RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown from RELIABILITY_READ_SUGGEST_THRESHOLD.
 The figures printed are those of what the pipeline reads: the candidates from RELIABILITY_READ_FROM (or
 --read-from).
 
@@ -70,12 +70,12 @@ AUTO, SUGGEST = 0.5, 0.2
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
 
 
-def _as_default_bars(p: np.ndarray, bar: float) -> np.ndarray:
-    """Read probabilities mapped (monotonically) so that the default thresholds decide as `bar` and SUGGEST would:
-    the yardstick's helper takes one auto-apply threshold for every row."""
-    out = p.copy()
-    mid = (p >= SUGGEST) & (p < bar)
-    out[mid] = SUGGEST + (p[mid] - SUGGEST) * (AUTO - SUGGEST) / (bar - SUGGEST)
+def _as_default_bars(p: np.ndarray, bar: float, shown: float) -> np.ndarray:
+    """Read probabilities mapped (monotonically) so that the default thresholds decide as `bar` and `shown` (the read
+    suggest threshold) would: the yardstick's helper takes one auto-apply and one suggest threshold for every row."""
+    out = p * SUGGEST / shown
+    mid = (p >= shown) & (p < bar)
+    out[mid] = SUGGEST + (p[mid] - shown) * (AUTO - SUGGEST) / (bar - shown)
     top = p >= bar
     out[top] = AUTO + (p[top] - bar) * (1 - AUTO) / (1 - bar)
     return out
@@ -230,6 +230,7 @@ def main() -> None:
         a.predictions.mkdir(parents=True, exist_ok=True)
     settings = Settings()
     read_from = settings.reliability_read_from if a.read_from is None else a.read_from
+    shown = settings.reliability_read_suggest_threshold
     if read_from < FIT_FROM:
         sys.exit(f"--read-from {read_from}: the second trees learn from {FIT_FROM} on; score a floor at or above it")
     rows: list[dict[str, Any]] = []
@@ -305,8 +306,10 @@ def main() -> None:
                 [(f"read by {a.also_read_with}", z2_served)] if served is not None else []
             ):
                 on = off.copy()
-                on[at_rows] = _as_default_bars(1 / (1 + np.exp(-z)), bar)
-                variants.append((f"on, {label_} (read from {read_from}, auto ≥ {bar}, harm weight {worse})", on))
+                on[at_rows] = _as_default_bars(1 / (1 + np.exp(-z)), bar, shown)
+                variants.append(
+                    (f"on, {label_} (read from {read_from}, shown ≥ {shown}, auto ≥ {bar}, harm weight {worse})", on)
+                )
     print(
         f"\n### held-out calls ({a.folds}-fold by call, both models): of {len(kept)} candidates from {FIT_FROM},"
         f" the second trees learn from the {len(read)} of words in use; the pipeline reads the {len(at)} from"
@@ -339,6 +342,7 @@ def main() -> None:
             settings.reliability_language_model_right_words,
         ],
         "auto_bar": bar,
+        "shown_from": shown,
         "worse_weight": worse,
         "params": READ_TREES,
         "fitted": dt.date.today().isoformat(),

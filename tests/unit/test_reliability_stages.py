@@ -119,6 +119,22 @@ def test_decision_thresholds(conf: float, decision: Decision) -> None:
     assert decide(Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf), W) is decision
 
 
+def test_a_rewrite_the_language_model_read_has_its_own_bars() -> None:
+    """The second trees' probability is applied from READ_AUTO_APPLY and shown from READ_SUGGEST; unread, the usual."""
+    assert W.reading is not None and W.read_suggest < W.suggest < W.auto_apply < W.read_auto_apply
+
+    def cand(conf: float, read: bool) -> Candidate:
+        signals = {"lm_gain": 1.0} if read else {}
+        return Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf, signals=signals)
+
+    between = (W.read_suggest + W.suggest) / 2
+    assert decide(cand(between, read=True), W) is Decision.PENDING
+    assert decide(cand(between, read=False), W) is Decision.DROPPED
+    assert decide(cand(W.read_suggest - 0.01, read=True), W) is Decision.DROPPED
+    assert decide(cand(W.auto_apply, read=True), W) is Decision.PENDING
+    assert decide(cand(W.read_auto_apply, read=True), W) is Decision.AUTO_APPLIED
+
+
 def test_a_confidence_does_not_move_with_the_thresholds() -> None:
     strong = {"edit": 0.9, "rag": 0.9, "phonetic": 1.0, "frequency": 1.0, "length": 1.0, "capitalised": 1.0}
     moved = replace(W, auto_apply=0.8, suggest=0.3)

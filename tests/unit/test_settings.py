@@ -26,6 +26,8 @@ def test_seed_names_are_read_from_environment(monkeypatch: pytest.MonkeyPatch) -
         {"reliability_corrections_memory_dedupe_threshold": 1.5},
         {"reliability_v5_canonical_list_cap": 0},
         {"reliability_suggest_threshold": 0.95, "reliability_auto_apply_threshold": 0.9},
+        {"reliability_read_suggest_threshold": 0.7, "reliability_read_auto_apply_threshold": 0.62},
+        {"reliability_read_from": 0.05},
         {"llm_provider": "openai"},
         {"embedding_backend": "bge-m3"},
         {"namesake_env": "production", "database_url": "postgresql://x/y"},

@@ -50,6 +50,8 @@ class Scorer:
     read_auto_apply: float = 0.62
     # the learned memory policy (RELIABILITY_MEMORY_POLICY=learned), else the hand rules
     memory: LearnedPolicy | None = None
+    # and shown from this one: the second trees' probability, not the first trees'
+    read_suggest: float = 0.15
 
     @classmethod
     def from_settings(cls, s: Settings) -> Scorer:
@@ -72,6 +74,7 @@ class Scorer:
             reading,
             s.reliability_read_auto_apply_threshold,
             memory,
+            s.reliability_read_suggest_threshold,
         )
 
 
@@ -210,7 +213,7 @@ def with_memory(evidence_: float, bonus: float) -> float:
 
 def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     """auto_applied at or above AUTO_APPLY (READ_AUTO_APPLY for an everyday word the language model read), pending
-    at or above SUGGEST, else dropped; then the policy's caps.
+    at or above SUGGEST (READ_SUGGEST for one it read), else dropped; then the policy's caps.
 
     The caps: the memory's bounds (`memory_policy.memory_bounds`), a rewrite around or of a right entity is
     never automatic, and one that would repeat its mis-heard neighbour is never proposed.
@@ -218,9 +221,10 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     conf = c.confidence
     read = w.reading is not None and GAIN in c.signals
     auto_apply = max(w.read_auto_apply, w.auto_apply) if read else w.auto_apply  # stricter, never looser
+    suggest = w.read_suggest if read else w.suggest
     if conf >= auto_apply:
         decision = Decision.AUTO_APPLIED
-    elif conf >= w.suggest:
+    elif conf >= suggest:
         decision = Decision.PENDING
     else:
         decision = Decision.DROPPED
