@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     reliability_suggest_threshold: Unit = 0.20
     # a rewrite of a word in use that the language model read: applied on its own only from here (held-out
     # calls, three seeds, bench/calibrate_reading.py: 0.62 against 0.60 cut Earnings-21 harm 3.11% → 2.94% for
-    # 0.4 points of EER reduction); shown from the suggest threshold
+    # 0.4 points of EER reduction)
     reliability_read_auto_apply_threshold: Unit = 0.62
     # ... and shown from here: the second trees' probability (held-out, bench/calibrate_reading.py: from 0.15
     # instead of 0.20, Earnings-21 oracle EER reduction 29.5% → 30.4%, 27.0 → 32.7 pending a call of which 55% →

@@ -48,10 +48,10 @@ class Scorer:
     reading: TreeModel | None = None
     # a rewrite of a word in use the language model read is applied on its own from this confidence
     read_auto_apply: float = 0.62
+    # and shown from this one (the second trees' probability is not on the first trees' scale)
+    read_suggest: float = 0.15
     # the learned memory policy (RELIABILITY_MEMORY_POLICY=learned), else the hand rules
     memory: LearnedPolicy | None = None
-    # and shown from this one: the second trees' probability, not the first trees'
-    read_suggest: float = 0.15
 
     @classmethod
     def from_settings(cls, s: Settings) -> Scorer:
@@ -72,9 +72,9 @@ class Scorer:
             s.reliability_suggest_threshold,
             model,
             reading,
-            s.reliability_read_auto_apply_threshold,
-            memory,
-            s.reliability_read_suggest_threshold,
+            read_auto_apply=s.reliability_read_auto_apply_threshold,
+            read_suggest=s.reliability_read_suggest_threshold,
+            memory=memory,
         )
 
 
