@@ -103,6 +103,7 @@ def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
                 "edge": edge_pieces(seg["text"], c.start_char, c.end_char, c.final, c.match_final),
                 "extends": c.extends_right_entity,
                 "repeats": c.repeats_neighbour,
+                "letters": c.word_for_letters,
                 "fixes": sum(entity_ok(g, new, edits) for g in seg["errors"]),
                 "repairs": repairs,
                 "breaks": breaks,
@@ -139,16 +140,20 @@ def label(r: dict[str, Any]) -> int:
     return int(r["breaks"] == 0 and r["closer"] < 0)
 
 
-def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float) -> list[int]:
-    """The rows the pipeline would keep, most probable first: the best reading of each span at or above `floor`
-    (a reading that repeats its neighbour is dropped whatever its probability, as scorer.decide does)."""
+def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float, *, proposable: bool = True) -> list[int]:
+    """The rows the pipeline would keep, most probable first: the best reading of each span at or above `floor`.
+
+    A reading that repeats its neighbour is dropped whatever its probability, as scorer.decide does; one that makes
+    an everyday word letters too, unless `proposable` is False (what the second trees learn from: they keep it).
+    """
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     kept = []
     for i in sorted(range(len(rows)), key=lambda i: -p[i]):
         if p[i] < floor:
             break
         tid, seg, start, end = rows[i]["span"]
-        if rows[i].get("repeats") or any(start < e and end > s for s, e in taken[(tid, seg)]):
+        never = rows[i].get("repeats") or (proposable and rows[i].get("letters"))
+        if never or any(start < e and end > s for s, e in taken[(tid, seg)]):
             continue
         taken[(tid, seg)].append((start, end))
         kept.append(i)

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from namesake import __version__
-from namesake.errors import InvalidInputError, NamesakeError
+from namesake.errors import ConfigurationError, InvalidInputError, NamesakeError
 from namesake.progress import progress
 from namesake.settings import Settings, describe_invalid, get_settings
 from namesake.vocabulary import VocabularyFormat
@@ -68,9 +68,20 @@ def _settings() -> Settings:
         raise typer.Exit(2) from exc
 
 
+def _check_models(settings: Settings) -> None:
+    """The scoring models and the settings they were fitted for, before a store is opened or a row written."""
+    from namesake.reliability.scorer import Scorer
+
+    try:
+        Scorer.from_settings(settings)
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+
+
 def _fail(exc: NamesakeError) -> typer.Exit:
+    """Exit 2 for a setting that cannot be used as given (bad input, like an invalid value), 1 for the rest."""
     err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(1)
+    return typer.Exit(2 if isinstance(exc, ConfigurationError) else 1)
 
 
 @db_app.command("upgrade")
@@ -175,6 +186,7 @@ def analyze(
     except NamesakeError as exc:
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
+    _check_models(settings)
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
     # the workers start (and load what they read) while this process opens the stores

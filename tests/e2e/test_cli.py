@@ -104,6 +104,30 @@ def test_bad_input_is_a_one_line_error_with_exit_2_and_writes_nothing(
         assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
 
 
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        (
+            "RELIABILITY_READING_MODEL",
+            "/nonexistent/reading.json",
+            "RELIABILITY_READING_MODEL /nonexistent/reading.json",
+        ),
+        ("RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS", "5", "the reading model was fitted on windows of 8 / 3 words"),
+    ],
+)
+def test_a_model_setting_that_cannot_be_used_is_exit_2_before_anything_is_written(
+    env: dict[str, str], tmp_path: Path, db: Database, monkeypatch: pytest.MonkeyPatch, setting: str, value: str,
+    message: str,
+) -> None:  # fmt: skip
+    monkeypatch.setenv(setting, value)
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(TRANSCRIPT))
+    result = CliRunner().invoke(app, ["analyze", str(path), "--workers", "2"])  # the workers would find it late
+    assert result.exit_code == 2 and message in result.stderr, result.output
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
+
+
 def test_missing_file_and_help(env: dict[str, str]) -> None:
     result = CliRunner().invoke(app, ["analyze", "/nonexistent.jsonl"])
     assert result.exit_code == 2 and "no such file" in result.stderr

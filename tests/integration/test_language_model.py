@@ -153,13 +153,15 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
         Segment("3", "Customers now use Microsoft teams for every meeting they hold."),
     ]
     without, _ = run_stages(PipelineInputs(segs, LISTED), Settings(reliability_language_model="none"))
-    assert {c.original for c in without if c.decision is Decision.AUTO_APPLIED} >= {"comp", "teams"}  # the trees alone
+    alone = {c.original: c.decision for c in without}
+    assert alone["teams"] is Decision.AUTO_APPLIED  # the trees alone
+    assert "comp" not in alone  # "workers CMP claims": letters nobody says as a word, never proposed (nor read)
     kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), lm=lm)
-    assert stats.language_model["read"] >= 3 and "language_model" in stats.stage_seconds
+    assert stats.language_model["read"] >= 2 and "language_model" in stats.stage_seconds
     by_span = {(c.segment_id, c.original): c for c in kept}
-    for key in (("1", "comp"), ("2", "teams")):  # "workers CMP claims", "our sales Teams worked": nobody says that
-        c = by_span.get(key)
-        assert c is None or (c.decision is not Decision.AUTO_APPLIED and c.signals[GAIN] < 0), key
+    assert ("1", "comp") not in by_span
+    teams = by_span.get(("2", "teams"))  # "our sales Teams worked": nobody says that
+    assert teams is None or (teams.decision is not Decision.AUTO_APPLIED and teams.signals[GAIN] < 0)
     backed = by_span[("3", "Microsoft teams")]
     assert backed.decision is Decision.AUTO_APPLIED and backed.signals[GAIN] > 0
     assert backed.signals[PAIR_READS] == 1 and backed.signals[PAIR_GAIN] == backed.signals[GAIN]  # how its pair reads

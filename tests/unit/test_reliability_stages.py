@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from namesake.reliability.candidates import spot_candidates, token_set_similarity
+from namesake.reliability.candidates import spot_candidates, token_set_similarity, word_for_letters
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
 from namesake.reliability.pipeline import PipelineInputs, run_stages
@@ -344,6 +344,39 @@ def test_a_window_one_word_short_never_proposes_repeating_its_misheard_neighbour
     assert not [c for c in kept if c.original == "Coulter"]  # never "Backman Beckman Coulter"
     alone = spot_candidates([Segment("s1", "and Coulter too")], entries, min_similarity=0.5, max_tokens=4)
     assert [c.repeats_neighbour for c in alone if c.original == "Coulter"] == [False]  # said alone, still a guess
+
+
+@pytest.mark.parametrize(
+    ("original", "final", "expected"),
+    [
+        ("comp", "CMP", True),  # "workers comp": said as a word, never letters
+        ("Comp", "CMP", True),
+        ("over", "3VR", True),  # a number beside the letters changes nothing
+        ("cash", "CVS's", True),
+        ("fpl", "FPL", False),  # no vowel: the recogniser wrote the letters it heard
+        ("tne", "TNT", False),  # not a word in use: a mis-hearing of the letters
+        ("comp", "NASA", False),  # an acronym with vowels may be said as a word
+        ("workers comp", "CMP", False),  # one word only
+        ("COMP", "CMP", False),  # already capitals
+        ("comp", "C", False),  # a single letter is not an acronym
+    ],
+)
+def test_an_everyday_word_never_becomes_letters_nobody_says_as_a_word(
+    original: str, final: str, expected: bool
+) -> None:
+    assert word_for_letters(original, final) is expected
+
+
+def test_a_word_made_letters_is_spotted_flagged_and_never_proposed_unless_the_user_taught_it() -> None:
+    listed = CanonicalDictionary({"acronyms": ["CMP"], "orgs": ["Cytiva"]})
+    segs = [Segment("1", "workers comp claims rose at Cytova")]
+    spotted = spot_candidates(segs, listed.entries(), min_similarity=0.7, max_tokens=4)
+    assert [(c.original, c.final) for c in spotted if c.word_for_letters] == [("comp", "CMP")]  # scored, flagged
+    kept, _ = run_stages(PipelineInputs(segs, listed), Settings())
+    assert _pairs(kept) == {("Cytova", "Cytiva")}
+    taught = [RememberedCorrection("comp", "CMP", "ACRONYM", context="workers comp claims rose", frequency=3)]
+    kept, _ = run_stages(PipelineInputs(segs, listed, remembered=taught), Settings())
+    assert ("comp", "CMP") in _pairs(kept)  # the user's own word for it: their memory decides
 
 
 def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings_decision() -> None:

@@ -47,12 +47,39 @@ def test_trees_route_each_row_to_its_leaf_and_absent_signals_count_zero() -> Non
 
 def test_a_malformed_model_file_is_a_configuration_error(tmp_path: Path) -> None:
     broken = dict(MODEL, trees=[dict(MODEL["trees"][0], left=[7, 0, 3, 0, 0])])
-    with pytest.raises(ConfigurationError, match="scorer model"):
+    with pytest.raises(ConfigurationError, match="RELIABILITY_SCORER_MODEL"):
         TreeModel.from_json(broken)
     path = tmp_path / "model.json"
     path.write_text("{not json")
-    with pytest.raises(ConfigurationError, match="scorer model"):
+    with pytest.raises(ConfigurationError, match="RELIABILITY_SCORER_MODEL"):
         load_model(path)
+    # each model file's error names its own setting
+    with pytest.raises(ConfigurationError, match=r"^RELIABILITY_READING_MODEL .*model\.json"):
+        Scorer.from_settings(Settings(reliability_reading_model=path))
+
+
+@pytest.mark.parametrize(
+    ("meta", "setting", "named"),
+    [
+        ({"window_words": [6, 2]}, {}, "RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS"),
+        ({"fit_from": 0.3}, {}, "RELIABILITY_READ_FROM 0.2"),
+        ({"fit_from": 0.3}, {"reliability_read_from": 0.25}, "RELIABILITY_READ_FROM 0.25"),
+    ],
+)
+def test_a_reading_model_fitted_for_other_windows_or_a_higher_floor_is_refused(
+    tmp_path: Path, meta: dict[str, object], setting: dict[str, object], named: str
+) -> None:
+    path = tmp_path / "reading.json"
+    path.write_text(json.dumps(dict(MODEL, meta=meta)))
+    with pytest.raises(ConfigurationError, match=named):
+        Scorer.from_settings(Settings(reliability_reading_model=path, **setting))  # type: ignore[arg-type]
+    fitting = Settings(
+        reliability_reading_model=path,
+        reliability_read_from=0.3,
+        reliability_language_model_left_words=6,
+        reliability_language_model_right_words=2,
+    )
+    assert Scorer.from_settings(fitting).reading is not None  # the settings it was fitted for
 
 
 def test_settings_choose_the_model_file_or_the_logistic(tmp_path: Path) -> None:

@@ -25,10 +25,13 @@ from namesake.reliability.windows import (
     window_candidate,
     windows_of,
 )
-from namesake.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize
+from namesake.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 
 # Fuzzy matches kept per window, nearest first (exact phonetic and spelled-letter matches are always kept).
 NEAREST_ENTRIES = 3
+# A word at least this frequent (Zipf) is one a speaker says as itself ("comp", "over", "cash").
+EVERYDAY_ZIPF = 3.0
+VOWELS = frozenset("aeiouy")
 
 
 def nearest_per_window(pairs: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
@@ -122,6 +125,8 @@ def spot_candidates(
                 cand.repeats_neighbour = neighbour_is_missing_word(index.tokens[w.segment], w, entry.norm.split())
             if entry.spoken:  # "M and A" said for M&A: judged against the spoken form, a spelling fix
                 cand.match_final = entry.spoken
+            else:
+                cand.word_for_letters = word_for_letters(cand.original, cand.final, language)
             out.append(cand)
 
     out.extend(remembered_candidates(segments, tokens, index, keys, remembered or [], language))
@@ -146,6 +151,21 @@ def context_free_spans(segments: list[Segment], language: str = "en") -> list[Ca
                 cand.context_free = True
                 out.append(cand)
     return out
+
+
+def word_for_letters(original: str, final: str, language: str = "en") -> bool:
+    """Whether an everyday word would become letters nobody says as a word: "workers comp" → CMP, "over" → 3VR.
+
+    Capitals without a vowel are said letter by letter ("C M P"); a recogniser that heard them writes letters,
+    not "comp". On the dev files 4,754 such candidates were wrong and 43 right (alignment noise, mostly).
+    """
+    letters = "".join(ch for ch in final.removesuffix("'s").removesuffix("’s") if ch.isalpha())
+    if len(letters) < 2 or not letters.isupper() or VOWELS & set(letters.lower()):
+        return False
+    word = original.strip()
+    if " " in word or not word.isalpha() or word.isupper() or not VOWELS & set(word.lower()):
+        return False
+    return word_frequency(word, language) >= EVERYDAY_ZIPF
 
 
 def token_set_similarity(original: str, final: str) -> float:

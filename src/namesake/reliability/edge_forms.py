@@ -103,5 +103,5 @@ def _fix(parent: Candidate, start: int, end: int, original: str, written: str, s
         parent, start_char=start, end_char=end, original=original, final=written, signals=signals,
         match_original=None, match_final=None, taught=None, proposed_final=None, memory_bonus=0.0, memory_score=None,
         covers_reading=None, contested=False, refused_as_often=False, extends_right_entity=False,
-        rewrites_canonical=False, repeats_neighbour=False,
+        rewrites_canonical=False, repeats_neighbour=False, word_for_letters=False,
     )  # fmt: skip

@@ -45,9 +45,9 @@ def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
     """A word in use that could be shown or changed: a word change, or a case change of the same letters.
 
     A dropped candidate is read from `read_from` (RELIABILITY_READ_FROM: the suggest bar alone dropped it, and what
-    the model reads may lift it), but never one that would repeat its mis-heard neighbour: that stays dropped.
+    the model reads may lift it), but never one that is never proposed (`scorer.decide`): that stays dropped.
     """
-    if not language.startswith("en") or c.context_free or c.repeats_neighbour:
+    if not language.startswith("en") or c.context_free or c.repeats_neighbour or c.word_for_letters:
         return False
     if c.decision is Decision.DROPPED and c.confidence < read_from:
         return False

@@ -13,10 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jellyfish
 from rapidfuzz.distance import Levenshtein
 
+from namesake.errors import ConfigurationError
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
 from namesake.reliability.reading import GAIN, STAGE1
@@ -60,9 +62,12 @@ class Scorer:
         model = reading = memory = None
         if s.reliability_scorer == "trees":
             model = load_model(Path(s.reliability_scorer_model or BUNDLED_MODEL))
-            reading = load_model(Path(s.reliability_reading_model or BUNDLED_READING_MODEL))
+            reading = load_model(
+                Path(s.reliability_reading_model or BUNDLED_READING_MODEL), "RELIABILITY_READING_MODEL"
+            )
+            check_reading_model(reading.meta, s)
         if s.reliability_memory_policy == "learned":
-            policy = load_model(Path(s.reliability_memory_model or BUNDLED_MEMORY_MODEL))
+            policy = load_model(Path(s.reliability_memory_model or BUNDLED_MEMORY_MODEL), "RELIABILITY_MEMORY_MODEL")
             memory = LearnedPolicy(policy, s.reliability_memory_auto_apply_threshold)
         return cls(
             s.reliability_weight_bias,
@@ -75,6 +80,26 @@ class Scorer:
             read_auto_apply=s.reliability_read_auto_apply_threshold,
             read_suggest=s.reliability_read_suggest_threshold,
             memory=memory,
+        )
+
+
+def check_reading_model(meta: dict[str, Any], s: Settings) -> None:
+    """A reading model's gains mean what they meant in fitting only for windows of the same words (when the language
+    model reads), and it knows nothing of candidates below those it learnt from: refuse settings that would differ."""
+    words = meta.get("window_words")
+    said = [s.reliability_language_model_left_words, s.reliability_language_model_right_words]
+    if s.reliability_language_model != "none" and words is not None and list(words) != said:
+        raise ConfigurationError(
+            f"RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS / _RIGHT_WORDS {said[0]} / {said[1]}: the reading model was fitted"
+            f" on windows of {words[0]} / {words[1]} words (refit it with bench/calibrate_reading.py)",
+            field="RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS",
+        )
+    fit_from = meta.get("fit_from")
+    if fit_from is not None and s.reliability_read_from < float(fit_from):
+        raise ConfigurationError(
+            f"RELIABILITY_READ_FROM {s.reliability_read_from}: the reading model learnt from candidates of"
+            f" {fit_from} and above only",
+            field="RELIABILITY_READ_FROM",
         )
 
 
@@ -216,7 +241,8 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     at or above SUGGEST (READ_SUGGEST for one it read), else dropped; then the policy's caps.
 
     The caps: the memory's bounds (`memory_policy.memory_bounds`), a rewrite around or of a right entity is
-    never automatic, and one that would repeat its mis-heard neighbour is never proposed.
+    never automatic, and one that would repeat its mis-heard neighbour or make an everyday word letters nobody
+    says as a word ("workers comp" → CMP) is never proposed.
     """
     conf = c.confidence
     read = w.reading is not None and GAIN in c.signals
@@ -229,7 +255,7 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     else:
         decision = Decision.DROPPED
     decision = c.capped(memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory))
-    if c.repeats_neighbour:  # "Backman Coulter" → "Backman Beckman Coulter": nobody should accept that
+    if c.repeats_neighbour or c.word_for_letters:  # "Backman Beckman Coulter", "workers CMP": nobody would accept
         decision = Decision.DROPPED
     return decision
 

@@ -205,8 +205,8 @@ class TreeModel:
         return self.compiled.ceilings(x, self.baseline, columns) if len(x) else np.zeros(0)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TreeModel:
-        """Parse and check a model file's content."""
+    def from_json(cls, data: dict[str, Any], field: str = "RELIABILITY_SCORER_MODEL") -> TreeModel:
+        """Parse and check a model file's content (`field`: the setting that names the file, for the error)."""
         try:
             features = tuple(str(f) for f in data["features"])
             trees = []
@@ -232,14 +232,14 @@ class TreeModel:
             compiled = CompiledForest.of(tuple(trees))
             return cls(features, float(data["baseline"]), tuple(trees), dict(data.get("meta", {})), compiled)
         except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigurationError(f"scorer model: {exc}", field="RELIABILITY_SCORER_MODEL") from exc
+            raise ConfigurationError(f"{field}: not a model file: {exc}", field=field) from exc
 
 
 @lru_cache(maxsize=4)
-def load_model(path: Path = BUNDLED_MODEL) -> TreeModel:
-    """Read a model file once per process."""
+def load_model(path: Path = BUNDLED_MODEL, field: str = "RELIABILITY_SCORER_MODEL") -> TreeModel:
+    """Read a model file once per process; an unreadable one is an error naming `field`, its setting."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise ConfigurationError(f"scorer model {path}: {exc}", field="RELIABILITY_SCORER_MODEL") from exc
-    return TreeModel.from_json(data)
+        raise ConfigurationError(f"{field} {path}: {exc}", field=field) from exc
+    return TreeModel.from_json(data, field)

@@ -261,6 +261,7 @@ class Candidate:
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     rewrites_canonical: bool = False  # a taught fix of a spelling the list says is right: a reviewer decides
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
+    word_for_letters: bool = False  # an everyday word made letters nobody says as a word ("comp" → CMP): never proposed
     # A fix the user taught won its span from a reading inside it that was decided this ("covid" → COVID,
     # applied, inside taught "covid" → COVID-19): the span names something here, in the user's words.
     covers_reading: Decision | None = None
