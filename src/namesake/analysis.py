@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -97,6 +98,17 @@ class AnalysisResult:
         }
 
 
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from a fork server that imported and warmed the stages once (`stage_preload`): not forked
+    from this process, which holds database connections and the vector store's threads; spawned where there is
+    no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["namesake.stage_preload"])
+    return context
+
+
 class StagePool:
     """Worker processes for the pure stages, every one started (and warming: imports, tables, the language model) as
     soon as the pool is made, so that they are ready when the first transcript is: `namesake analyze` makes it
@@ -104,12 +116,17 @@ class StagePool:
 
     def __init__(self, settings: Settings, workers: int) -> None:
         self.settings, self.workers = settings, workers
-        # spawn, not fork: the parent holds database connections and the vector store's threads
         self._blas = _one_blas_thread_per_worker()
         self._pool = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=warm_worker, initargs=(settings,)
+            workers, mp_context=_worker_context(), initializer=warm_worker, initargs=(settings,)
         )
-        for _ in range(workers):  # a process is spawned per submission while none is idle: all of them, now
+        # a process is started per submission while none is idle: all of them, now, from a thread, since each
+        # start waits for the fork server to have loaded the stages while this one goes on to open the stores
+        self._starting = threading.Thread(target=self._start_all, name="stage-pool-start", daemon=True)
+        self._starting.start()
+
+    def _start_all(self) -> None:
+        for _ in range(self.workers):
             self._pool.submit(os.getpid)
 
     def submit(self, inputs: PipelineInputs) -> Future[tuple[list[Candidate], RunStats]]:
@@ -119,6 +136,7 @@ class StagePool:
     def close(self) -> None:
         """Wait for the workers to stop (jobs not started are cancelled) and give this process its threads back."""
         try:
+            self._starting.join()
             self._pool.shutdown(wait=True, cancel_futures=True)
         finally:
             _restore(self._blas)

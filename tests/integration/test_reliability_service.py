@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -149,7 +150,11 @@ def test_a_stage_pool_starts_its_workers_when_made_and_serves_analyze_many(runti
     service = _service(runtime)
     one_by_one = [[(s.original, s.final, s.confidence) for s in service.analyze(t).suggestions] for t in batch]
     with StagePool(runtime.settings, 2) as pool:
-        # started (and warming) before any transcript is given: `namesake analyze` opens the stores meanwhile
+        # started (forked once the fork server has loaded the stages) before any transcript is given: `namesake
+        # analyze` opens the stores meanwhile, not waiting for them
+        deadline = time.monotonic() + 60
+        while len(multiprocessing.active_children()) < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert len(multiprocessing.active_children()) == before + 2
         results = list(service.analyze_many(batch, pool=pool))
     assert [[(s.original, s.final, s.confidence) for s in r.suggestions] for r in results] == one_by_one
