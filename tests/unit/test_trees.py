@@ -80,6 +80,8 @@ def test_a_reading_model_fitted_for_other_windows_or_a_higher_floor_is_refused(
         reliability_language_model_right_words=2,
     )
     assert Scorer.from_settings(fitting).reading is not None  # the settings it was fitted for
+    unread = Settings(reliability_reading_model=path, reliability_language_model="none")
+    assert Scorer.from_settings(unread).reading is not None  # the language model off: nothing is read with it
 
 
 def test_settings_choose_the_model_file_or_the_logistic(tmp_path: Path) -> None:

@@ -86,9 +86,11 @@ class Scorer:
 def check_reading_model(meta: dict[str, Any], s: Settings) -> None:
     """A reading model's gains mean what they meant in fitting only for windows of the same words (when the language
     model reads), and it knows nothing of candidates below those it learnt from: refuse settings that would differ."""
+    if s.reliability_language_model == "none":
+        return  # nothing is read: the reading model is never asked
     words = meta.get("window_words")
     said = [s.reliability_language_model_left_words, s.reliability_language_model_right_words]
-    if s.reliability_language_model != "none" and words is not None and list(words) != said:
+    if words is not None and list(words) != said:
         raise ConfigurationError(
             f"RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS / _RIGHT_WORDS {said[0]} / {said[1]}: the reading model was fitted"
             f" on windows of {words[0]} / {words[1]} words (refit it with bench/calibrate_reading.py)",
