@@ -47,7 +47,7 @@ def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
     A dropped candidate is read from `read_from` (RELIABILITY_READ_FROM: the suggest bar alone dropped it, and what
     the model reads may lift it), but never one that is never proposed (`scorer.decide`): that stays dropped.
     """
-    if not language.startswith("en") or c.context_free or c.repeats_neighbour or c.word_for_letters:
+    if not language.startswith("en") or c.context_free or c.never_proposed:
         return False
     if c.decision is Decision.DROPPED and c.confidence < read_from:
         return False

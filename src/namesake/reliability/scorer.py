@@ -257,7 +257,7 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     else:
         decision = Decision.DROPPED
     decision = c.capped(memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory))
-    if c.repeats_neighbour or c.word_for_letters:  # "Backman Beckman Coulter", "workers CMP": nobody would accept
+    if c.never_proposed:  # "Backman Beckman Coulter", "workers CMP": nobody would accept that
         decision = Decision.DROPPED
     return decision
 

@@ -286,6 +286,12 @@ class Candidate:
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 
     @property
+    def never_proposed(self) -> bool:
+        """Scored like any candidate (the trees learn from it) but never shown nor read: a repeated neighbour or an
+        everyday word made letters (`scorer.decide`, `reading.needs_reading`)."""
+        return self.repeats_neighbour or self.word_for_letters
+
+    @property
     def reviewer_decides(self) -> bool:
         """Never applied by itself whatever its confidence (`scorer.decide`): one of the REVIEWER_DECIDES flags."""
         return any(getattr(self, flag) for flag in REVIEWER_DECIDES)
