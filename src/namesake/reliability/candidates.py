@@ -109,6 +109,8 @@ def spot_candidates(
 
     out: list[Candidate] = []
     entry_tokens = [len(e.norm.split()) for e in entries]
+    # a window's final is the entry, or the words of it left once the shared edge words are trimmed
+    letters_only = [not e.spoken and any(map(said_as_letters, word_runs(e.value))) for e in entries]
     for (wi, ei), signals in hits.items():
         entry, n_entry = entries[ei], entry_tokens[ei]
         spelled = "acronym_spelled" in signals
@@ -125,7 +127,7 @@ def spot_candidates(
                 cand.repeats_neighbour = neighbour_is_missing_word(index.tokens[w.segment], w, entry.norm.split())
             if entry.spoken:  # "M and A" said for M&A: judged against the spoken form, a spelling fix
                 cand.match_final = entry.spoken
-            else:
+            elif letters_only[ei]:
                 cand.word_for_letters = word_for_letters(cand.original, cand.final, language)
             out.append(cand)
 
@@ -159,13 +161,24 @@ def word_for_letters(original: str, final: str, language: str = "en") -> bool:
     Capitals without a vowel are said letter by letter ("C M P"); a recogniser that heard them writes letters,
     not "comp". On the dev files 4,754 such candidates were wrong and 43 right (alignment noise, mostly).
     """
-    letters = "".join(ch for ch in final.removesuffix("'s").removesuffix("’s") if ch.isalpha())
-    if len(letters) < 2 or not letters.isupper() or VOWELS & set(letters.lower()):
+    if not said_as_letters(final):
         return False
     word = original.strip()
     if " " in word or not word.isalpha() or word.isupper() or not VOWELS & set(word.lower()):
         return False
     return word_frequency(word, language) >= EVERYDAY_ZIPF
+
+
+def said_as_letters(final: str) -> bool:
+    """Capitals without a vowel, possessive or not ("CMP", "CVS's"): said letter by letter, never as a word."""
+    letters = "".join(ch for ch in final.removesuffix("'s").removesuffix("’s") if ch.isalpha())
+    return len(letters) >= 2 and letters.isupper() and not VOWELS & set(letters.lower())
+
+
+def word_runs(value: str) -> list[str]:
+    """Every run of consecutive words of the value ("A B C" → "A", "A B", "A B C", "B", "B C", "C")."""
+    words = value.split()
+    return [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
 
 
 def token_set_similarity(original: str, final: str) -> float:
