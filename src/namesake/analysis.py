@@ -16,7 +16,6 @@ from typing import Any
 from namesake.canonical_index import ReliabilityRagEnricher, index_canonical_entities, promoted_vocabulary_in
 from namesake.corrections_memory.repository import active_corrections_in
 from namesake.errors import WorkerError
-from namesake.language_model import build_context_model
 from namesake.refusals import refused_pairs_in
 from namesake.reliability.apply import corrected_segments
 from namesake.reliability.canonical import validate_entities
@@ -25,6 +24,7 @@ from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStat
 from namesake.reliability.types import Candidate, Suggestion
 from namesake.runtime import Runtime
 from namesake.settings import Settings
+from namesake.stage_worker import run_in_worker, warm_worker
 from namesake.tenancy import DEFAULT_USER
 from namesake.text import context_around
 from namesake.transcripts import TranscriptStore, TranscriptView
@@ -49,17 +49,6 @@ def _restore(saved: dict[str, str | None]) -> None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
-
-
-def warm_worker(settings: Settings) -> None:
-    """A worker process's start: the language model and the stages' tables, before the first transcript."""
-    build_context_model(settings)
-    warm_stages(settings)
-
-
-def run_in_worker(inputs: PipelineInputs, settings: Settings) -> tuple[list[Candidate], RunStats]:
-    """The pure stages in a worker process, with that process's language model (loaded once per process)."""
-    return run_stages(inputs, settings, lm=build_context_model(settings))
 
 
 @dataclass

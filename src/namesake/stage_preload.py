@@ -1,14 +1,15 @@
 """Imported once by the worker pool's fork server (`analysis.StagePool`): the stages' modules and tables, loaded
-before any worker is forked, so that every worker starts warm and shares those pages instead of loading its own."""
+before any worker is forked, so that every worker starts warm and shares those pages instead of loading its own.
+Only the worker's side (`stage_worker`): the service's modules (stores, database) are not a worker's."""
 
 from __future__ import annotations
 
 import logging
 
 try:
-    from namesake.analysis import run_in_worker, warm_worker  # noqa: F401  (what a worker runs: imported here once)
     from namesake.reliability.pipeline import warm_stages
     from namesake.settings import Settings
+    from namesake.stage_worker import run_in_worker, warm_worker  # noqa: F401  (what a worker runs: imported here once)
 
     warm_stages(Settings())  # the process's settings: a worker given others loads what differs in its initializer
 except Exception as exc:  # (a worker's own initializer meets the same error and reports it)

@@ -1,0 +1,20 @@
+"""What a worker process of `analysis.StagePool` runs: the pure stages and their language model, nothing of the
+stores, so that the fork server the workers come from imports only this (and the stages), not the service."""
+
+from __future__ import annotations
+
+from namesake.language_model import build_context_model
+from namesake.reliability.pipeline import PipelineInputs, RunStats, run_stages, warm_stages
+from namesake.reliability.types import Candidate
+from namesake.settings import Settings
+
+
+def warm_worker(settings: Settings) -> None:
+    """A worker process's start: the language model and the stages' tables, before the first transcript."""
+    build_context_model(settings)
+    warm_stages(settings)
+
+
+def run_in_worker(inputs: PipelineInputs, settings: Settings) -> tuple[list[Candidate], RunStats]:
+    """The pure stages in a worker process, with that process's language model (loaded once per process)."""
+    return run_stages(inputs, settings, lm=build_context_model(settings))
