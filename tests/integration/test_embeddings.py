@@ -45,6 +45,32 @@ def test_the_compiled_tokenizer_gives_the_ids_of_usem3s_own_port_and_the_encoder
     assert isinstance(encoder._model._sp, SentencePieceTokenizer)  # type: ignore[attr-defined]
 
 
+def test_the_encoder_waits_while_another_thread_holds_the_blas_lock() -> None:
+    """OpenBLAS's thread count is process-wide: the encoder sets it only while no other section multiplies."""
+    import threading
+    import time
+
+    from namesake.threads import BLAS_LOCK
+
+    encoder = UniversalSentenceEncoder(threads=1)
+    encoder.embed(["warm"])
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with BLAS_LOCK:
+            held.set()
+            release.wait(5)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    held.wait(5)
+    threading.Timer(0.5, release.set).start()
+    t0 = time.perf_counter()
+    encoder.embed(["Cytiva"])
+    assert time.perf_counter() - t0 >= 0.4
+    other.join()
+
+
 def test_bge_m3_refuses_a_folder_without_its_heads(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "sparse_linear.pt").write_bytes(b"")
