@@ -250,22 +250,32 @@ def main() -> None:
     w = np.array([harm_weight(r) for r in rows])
     groups = np.array([r["group"] for r in rows])
     p = held_out(x, y, w, groups, a.folds, a.split_seed)
-    # what the first trees keep, everyday words made letters too ("comp" → CMP): the pipeline never proposes those,
-    # and what the second trees learn from them holds for the rest (learning without them moved LibriSpeech's harm
-    # from 0.9% to 3.2%: its few read rows make every refit land elsewhere)
+    # what the second trees learn from: the best reading of each span by the first trees, everyday words made letters
+    # too ("comp" → CMP; learning without them moved LibriSpeech's harm from 0.9% to 3.2%: its few read rows make
+    # every refit land elsewhere) ...
     kept = best_per_span(rows, p, FIT_FROM, proposable=False)
-    read = [i for i in kept if reads(rows[i]["signals"])]  # what the second trees learn from
-    at = [k for k, i in enumerate(read) if p[i] >= read_from]  # what the pipeline reads of it
-    windows = []
-    for i in read:
+    read = [i for i in kept if reads(rows[i]["signals"])]
+    # ... and what the pipeline keeps and reads: such a reading is never proposed nor read (scorer.decide,
+    # reading.needs_reading), the span's next reading is kept instead, and the pair columns are over what is read
+    shown_kept = best_per_span(rows, p, FIT_FROM)
+    at_rows = [i for i in shown_kept if reads(rows[i]["signals"]) and p[i] >= read_from]
+    both = list(dict.fromkeys(read + at_rows))
+    window_by_row = {}
+    for i in both:
         tid, seg, start, end = rows[i]["span"]
-        windows.append(
-            window_of(
-                texts[(tid, seg)], start, end, rows[i]["final"],
-                settings.reliability_language_model_left_words, settings.reliability_language_model_right_words,
-            )
+        window_by_row[i] = window_of(
+            texts[(tid, seg)], start, end, rows[i]["final"],
+            settings.reliability_language_model_left_words, settings.reliability_language_model_right_words,
         )  # fmt: skip
-    gains = read_gains(windows, a.gains_cache, a.runtime)
+    windows = [window_by_row[i] for i in read]
+    windows_at = [window_by_row[i] for i in at_rows]
+
+    def gains_of(runtime: str, cache: Path | None) -> tuple[list[float], list[float]]:
+        """The gains of the rows learnt from, and of the rows the pipeline reads (one pass over both)."""
+        g = dict(zip(both, read_gains([window_by_row[i] for i in both], cache, runtime), strict=True))
+        return [g[i] for i in read], [g[i] for i in at_rows]
+
+    gains, gains_at = gains_of(a.runtime, a.gains_cache)
     logit = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1))
     names2 = [*features, STAGE1, GAIN, PAIR_GAIN, PAIR_READS]
 
@@ -273,34 +283,38 @@ def main() -> None:
         return np.column_stack([x[read], logit[read], np.array(g), pair_columns(read, windows, g, rows)])
 
     def served_inputs(g: list[float]) -> np.ndarray:
-        """The rows the pipeline reads (`at`), each pair's mean over those alone, as `pair_means` sees them."""
-        out = second_inputs(g)[at]
-        out[:, -2:] = pair_columns([read[k] for k in at], [windows[k] for k in at], [g[k] for k in at], rows)
-        return out
+        """The rows the pipeline reads, each pair's mean over those alone, as `pair_means` sees them."""
+        return np.column_stack([x[at_rows], logit[at_rows], np.array(g), pair_columns(at_rows, windows_at, g, rows)])
 
     x2 = second_inputs(gains)
-    x2_at = served_inputs(gains)
-    at_rows = np.array([read[k] for k in at], dtype=int)
+    x2_at = served_inputs(gains_at)
     served = None
     if a.also_read_with:
-        served_gains = read_gains(windows, a.also_gains_cache, a.also_read_with)
+        served_gains = gains_of(a.also_read_with, a.also_gains_cache)[1]
         served = served_inputs(served_gains)
-        drift = np.abs(np.array(served_gains) - np.array(gains))
+        drift = np.abs(np.array(served_gains) - np.array(gains_at))
         print(f"\ngains {a.runtime} vs {a.also_read_with}: mean |drift| {drift.mean():.3f} nat, max {drift.max():.3f}")
     if a.surprisal:
         x2 = np.column_stack([x2, read_readings(windows, a.surprisal)])
         names2 += ["lm_logp_original", "lm_logp_final"]
     off = np.zeros(len(rows))
-    off[kept] = p[kept]
+    off[shown_kept] = p[shown_kept]
+    # each call's read rows are scored by the second trees of the fold that held the call out (a call none of whose
+    # rows the second trees learn from is held out by all of them: the first fold's)
+    fold_of_call: dict[str, int] = {}
+    for f, (_, test) in enumerate(splitter(a.folds, a.split_seed).split(x2, y[read], groups[read])):
+        fold_of_call.update(dict.fromkeys(groups[read][test].tolist(), f))
+    at_fold = np.array([fold_of_call.get(groups[i], 0) for i in at_rows])
     variants = [("off", off)]
     for worse in a.worse_weights:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
-        z2, z2_served = np.zeros(len(at)), np.zeros(len(at))
-        position = {k: j for j, k in enumerate(at)}
-        for train, test in splitter(a.folds, a.split_seed).split(x2, y[read], groups[read]):
+        z2, z2_served = np.zeros(len(at_rows)), np.zeros(len(at_rows))
+        for f, (train, _) in enumerate(splitter(a.folds, a.split_seed).split(x2, y[read], groups[read])):
             m = HistGradientBoostingClassifier(random_state=0, **READ_TREES)
             m.fit(x2[train], y[read][train], sample_weight=w2[train])
-            mine = [position[k] for k in test if k in position]  # the call's rows the pipeline reads
+            mine = np.flatnonzero(at_fold == f)  # the rows the pipeline reads of the calls this fold held out
+            if not len(mine):
+                continue
             z2[mine] = m.decision_function(x2_at[mine])
             if served is not None:
                 z2_served[mine] = m.decision_function(served[mine])
@@ -315,8 +329,8 @@ def main() -> None:
                 )
     print(
         f"\n### held-out calls ({a.folds}-fold by call, both models): of {len(kept)} candidates from {FIT_FROM},"
-        f" the second trees learn from the {len(read)} of words in use; the pipeline reads the {len(at)} from"
-        f" {read_from}\n"
+        f" the second trees learn from the {len(read)} of words in use; the pipeline reads the {len(at_rows)} from"
+        f" {read_from} (an everyday word made letters never: the span's next reading instead)\n"
     )
     print(f"auto ≥ {AUTO}, suggest ≥ {SUGGEST}; 'word auto wrong' = word-changing auto edits that harm")
     head = " | ".join(COLUMNS)
@@ -326,9 +340,9 @@ def main() -> None:
         stem = name.split(".")[0]
         for k, (label_, probs) in enumerate(variants):
             keep = a.predictions / f"{stem}.{'off' if k == 0 else 'on'}.jsonl" if a.predictions and k < 2 else None
-            report(label_, stem, rows, probs, kept, keep=keep)
+            report(label_, stem, rows, probs, shown_kept, keep=keep)
             if k < 2:  # the first trees alone and the default: without the edge-word form fixes too
-                report(f"{label_}, no edge forms", stem, rows, probs, kept, edge_forms=False)
+                report(f"{label_}, no edge forms", stem, rows, probs, shown_kept, edge_forms=False)
 
     bar, worse = a.bars[0], a.worse_weights[0]
     w2 = np.array([harm_weight(rows[i], worse) for i in read])
