@@ -230,6 +230,28 @@ def test_the_embedded_store_keeps_a_bounded_number_of_collections_open(
     store.close()
 
 
+def _search_threads() -> int:
+    """Threads of this process that Edge named for its shards' search pools."""
+    tasks = Path("/proc/self/task")
+    return sum((t / "comm").read_text().startswith("edge-search") for t in tasks.iterdir())
+
+
+def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(tmp_path: Path) -> None:
+    from namesake.vectors.edge import TRANSCRIPT_SEARCH_THREADS
+
+    before = _search_threads()
+    store = EdgeVectorStore(tmp_path / "q")
+    for i in range(3):
+        store.ensure_collection(f"t{i}", DIM)
+        store.upsert(f"t{i}", _points(5, t=i))
+    assert _search_threads() - before <= 3 * TRANSCRIPT_SEARCH_THREADS  # Edge's default: 4 per CPU each
+    store.close()
+    again = EdgeVectorStore(tmp_path / "q")  # a shard made before the setting is reopened with it
+    assert [len(again.query(f"t{i}", _unit(i), limit=2)) for i in range(3)] == [2, 2, 2]
+    assert _search_threads() - before <= 3 * TRANSCRIPT_SEARCH_THREADS
+    again.close()
+
+
 def test_the_embedded_memory_has_no_graph_and_answers_the_same_once_optimized(tmp_path: Path) -> None:
     import json
 

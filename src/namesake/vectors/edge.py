@@ -83,6 +83,9 @@ MAX_OPEN_SHARDS = 64
 KEEP_OPEN = frozenset({CORRECTIONS_COLLECTION})
 # Shards without an HNSW graph: every read of them is filtered to one user (see _config).
 GRAPHLESS = frozenset({CORRECTIONS_COLLECTION})
+# Search threads of a transcript's shard (its lists: a few hundred points, one segment). Edge's default is four per
+# CPU for every open shard: 8 here, 256 on a 64-core host, times MAX_OPEN_SHARDS. The memory keeps the default.
+TRANSCRIPT_SEARCH_THREADS = 1
 
 
 def _config(dim: int, *, graph: bool) -> qe.EdgeConfig:
@@ -91,7 +94,7 @@ def _config(dim: int, *, graph: bool) -> qe.EdgeConfig:
     read — and building one at a million points ran past 25 minutes of CPU here before it was stopped."""
     vectors = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)
     if graph:
-        return qe.EdgeConfig(vectors=vectors)
+        return qe.EdgeConfig(vectors=vectors, max_search_threads=TRANSCRIPT_SEARCH_THREADS)
     hnsw = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
     return qe.EdgeConfig(vectors=vectors, hnsw_config=hnsw)
 
@@ -126,8 +129,8 @@ class EdgeVectorStore:
             meta = self._meta(name)
             if meta is None:
                 raise CollectionNotFoundError(f"collection {name!r} does not exist")
-            # the memory's settings are applied to a shard made before they existed (graph-less: see _config)
-            config = _config(int(meta["dim"]), graph=False) if name in GRAPHLESS else None
+            # the settings are applied to a shard made before they existed (graph-less memory, search threads)
+            config = _config(int(meta["dim"]), graph=name not in GRAPHLESS)
             with _translate(f"load {name}"):
                 shard = qe.EdgeShard.load(str(self._dir(name) / "shard"), config)
             self._shards[name] = shard
