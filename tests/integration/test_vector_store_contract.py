@@ -236,19 +236,28 @@ def _search_threads() -> int:
     return sum((t / "comm").read_text().startswith("edge-search") for t in tasks.iterdir())
 
 
-def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(tmp_path: Path) -> None:
-    from namesake.vectors.edge import TRANSCRIPT_SEARCH_THREADS
+def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import namesake.vectors.edge as edge
 
     before = _search_threads()
     store = EdgeVectorStore(tmp_path / "q")
     for i in range(3):
         store.ensure_collection(f"t{i}", DIM)
         store.upsert(f"t{i}", _points(5, t=i))
-    assert _search_threads() - before <= 3 * TRANSCRIPT_SEARCH_THREADS  # Edge's default: 4 per CPU each
+    assert _search_threads() - before <= 3 * edge.TRANSCRIPT_SEARCH_THREADS  # Edge's default: 4 per CPU each
     store.close()
-    again = EdgeVectorStore(tmp_path / "q")  # a shard made before the setting is reopened with it
+    with monkeypatch.context() as m:  # shards made before the setting existed: Edge's default pool
+        m.setattr(edge, "TRANSCRIPT_SEARCH_THREADS", None)
+        old = EdgeVectorStore(tmp_path / "old")
+        for i in range(3):
+            old.ensure_collection(f"t{i}", DIM)
+            old.upsert(f"t{i}", _points(5, t=i))
+        old.close()
+    again = EdgeVectorStore(tmp_path / "old")  # reopened with the setting
     assert [len(again.query(f"t{i}", _unit(i), limit=2)) for i in range(3)] == [2, 2, 2]
-    assert _search_threads() - before <= 3 * TRANSCRIPT_SEARCH_THREADS
+    assert _search_threads() - before <= 3 * edge.TRANSCRIPT_SEARCH_THREADS
     again.close()
 
 
