@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import jellyfish
 from rapidfuzz import fuzz
 
 from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
@@ -91,8 +90,6 @@ def spot_candidates(
         if e.spoken and e.key in key_index:
             hits[(key_index[e.key], ei)].update(edit=1.0, spoken_form=1.0)
 
-    # one key per window in English: the hot loop calls metaphone directly (what compact_phonetic_keys returns)
-    english, metaphone = not language.startswith("fr"), jellyfish.metaphone
     by_phon: dict[str, list[int]] = defaultdict(list)
     by_letters: dict[str, list[int]] = defaultdict(list)
     for ei in written:
@@ -103,7 +100,7 @@ def spot_candidates(
         if e in acronym_set:
             by_letters[e.key].append(ei)
     for wi, key in enumerate(keys):
-        for pk in (metaphone(key),) if english else compact_phonetic_keys(key, language):
+        for pk in compact_phonetic_keys(key, language):
             for ei in by_phon.get(pk, ()):
                 hits[(wi, ei)]["phonetic_equal"] = 1.0
     for key, letters in index.spelled.items():
