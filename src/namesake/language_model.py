@@ -259,7 +259,7 @@ class SentenceScorer:
                 for heard, fixed in [_readings(w)]
             ]
             return self._compiled.log_probs(rows)
-        with BLAS_LOCK:  # OpenBLAS's thread count must not change meanwhile (threads.BLAS_LOCK)
+        with BLAS_LOCK:  # no other thread in OpenBLAS meanwhile (threads.BLAS_LOCK)
             return np.concatenate(
                 [self._score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
             )

@@ -259,6 +259,13 @@ def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
     assert [len(again.query(f"t{i}", _unit(i), limit=2)) for i in range(3)] == [2, 2, 2]
     assert _search_threads() - before <= 3 * edge.TRANSCRIPT_SEARCH_THREADS
     again.close()
+    from namesake.settings import SHARED_CANONICAL_COLLECTION
+
+    shared = EdgeVectorStore(tmp_path / "shared")  # many transcripts' lists, many segments: Edge's own pool
+    start = _search_threads()
+    shared.ensure_collection(SHARED_CANONICAL_COLLECTION, DIM)
+    assert _search_threads() - start > edge.TRANSCRIPT_SEARCH_THREADS
+    shared.close()
 
 
 def test_the_embedded_memory_has_no_graph_and_answers_the_same_once_optimized(tmp_path: Path) -> None:

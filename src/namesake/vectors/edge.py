@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import qdrant_edge as qe
 
 from namesake.errors import CollectionNotFoundError, DimensionMismatchError, StoreInUseError, VectorStoreError
-from namesake.settings import CORRECTIONS_COLLECTION
+from namesake.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION
 from namesake.vectors.base import (
     Filter,
     IndexKind,
@@ -84,17 +84,21 @@ KEEP_OPEN = frozenset({CORRECTIONS_COLLECTION})
 # Shards without an HNSW graph: every read of them is filtered to one user (see _config).
 GRAPHLESS = frozenset({CORRECTIONS_COLLECTION})
 # Search threads of a transcript's shard (its lists: a few hundred points, one segment). Edge's default is four per
-# CPU for every open shard: 8 here, 256 on a 64-core host, times MAX_OPEN_SHARDS. The memory keeps the default.
+# CPU for every open shard: 8 here, 256 on a 64-core host, times MAX_OPEN_SHARDS. Shards of many transcripts or
+# users (MANY_SEGMENTS) keep the default: their reads run over many segments.
 TRANSCRIPT_SEARCH_THREADS = 1
+MANY_SEGMENTS = frozenset({CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION})
 
 
-def _config(dim: int, *, graph: bool) -> qe.EdgeConfig:
+def _config(name: str, dim: int) -> qe.EdgeConfig:
     """A shard's settings. The corrections memory has no HNSW graph (GRAPHLESS): every read is filtered to one
     user, whose points are scored exactly through the payload index, so a graph over everyone would never be
-    read — and building one at a million points ran past 25 minutes of CPU here before it was stopped."""
+    read — and building one at a million points ran past 25 minutes of CPU here before it was stopped. A transcript's
+    own shard searches on TRANSCRIPT_SEARCH_THREADS."""
     vectors = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)
-    if graph:
-        return qe.EdgeConfig(vectors=vectors, max_search_threads=TRANSCRIPT_SEARCH_THREADS)
+    threads = None if name in MANY_SEGMENTS else TRANSCRIPT_SEARCH_THREADS
+    if name not in GRAPHLESS:
+        return qe.EdgeConfig(vectors=vectors, max_search_threads=threads)
     hnsw = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
     return qe.EdgeConfig(vectors=vectors, hnsw_config=hnsw)
 
@@ -130,7 +134,7 @@ class EdgeVectorStore:
             if meta is None:
                 raise CollectionNotFoundError(f"collection {name!r} does not exist")
             # the settings are applied to a shard made before they existed (graph-less memory, search threads)
-            config = _config(int(meta["dim"]), graph=name not in GRAPHLESS)
+            config = _config(name, int(meta["dim"]))
             with _translate(f"load {name}"):
                 shard = qe.EdgeShard.load(str(self._dir(name) / "shard"), config)
             self._shards[name] = shard
@@ -185,7 +189,7 @@ class EdgeVectorStore:
             if folder.exists():  # a half-created folder from a crash: start it again
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
-            config = _config(dim, graph=name not in GRAPHLESS)
+            config = _config(name, dim)
             with _translate(f"create {name}"):
                 self._shards[name] = qe.EdgeShard.create(str(folder / "shard"), config)
             (folder / META_FILE).write_text(json.dumps({"dim": dim, "distance": "cosine"}))
