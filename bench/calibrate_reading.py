@@ -296,20 +296,22 @@ def main() -> None:
         print(f"\ngains {a.runtime} vs {a.also_read_with}: mean |drift| {drift.mean():.3f} nat, max {drift.max():.3f}")
     if a.surprisal:
         x2 = np.column_stack([x2, read_readings(windows, a.surprisal)])
+        x2_at = np.column_stack([x2_at, read_readings(windows_at, a.surprisal)])  # what is scored gets them too
         names2 += ["lm_logp_original", "lm_logp_final"]
     off = np.zeros(len(rows))
     off[shown_kept] = p[shown_kept]
     # each call's read rows are scored by the second trees of the fold that held the call out (a call none of whose
     # rows the second trees learn from is held out by all of them: the first fold's)
+    folds2 = list(splitter(a.folds, a.split_seed).split(x2, y[read], groups[read]))
     fold_of_call: dict[str, int] = {}
-    for f, (_, test) in enumerate(splitter(a.folds, a.split_seed).split(x2, y[read], groups[read])):
+    for f, (_, test) in enumerate(folds2):
         fold_of_call.update(dict.fromkeys(groups[read][test].tolist(), f))
     at_fold = np.array([fold_of_call.get(groups[i], 0) for i in at_rows])
     variants = [("off", off)]
     for worse in a.worse_weights:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
         z2, z2_served = np.zeros(len(at_rows)), np.zeros(len(at_rows))
-        for f, (train, _) in enumerate(splitter(a.folds, a.split_seed).split(x2, y[read], groups[read])):
+        for f, (train, _) in enumerate(folds2):
             m = HistGradientBoostingClassifier(random_state=0, **READ_TREES)
             m.fit(x2[train], y[read][train], sample_weight=w2[train])
             mine = np.flatnonzero(at_fold == f)  # the rows the pipeline reads of the calls this fold held out
