@@ -34,6 +34,7 @@ from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
 from namesake.settings import Settings
+from namesake.text import compact
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
 NOT_LEARNED = {
@@ -62,6 +63,8 @@ HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_a
                     "WERF_auto")  # fmt: skip
 # The default thresholds (RELIABILITY_AUTO_APPLY_THRESHOLD, RELIABILITY_SUGGEST_THRESHOLD).
 DEFAULT_AUTO, SUGGEST = 0.5, 0.1
+# What the pipeline shows (RELIABILITY_SUGGEST_THRESHOLD's default): a decision's band, with DEFAULT_AUTO.
+SHOWN = Settings.model_fields["reliability_suggest_threshold"].default
 # The context signals (namesake.reliability.context), left out together for the ablation.
 CONTEXT_SIGNALS = ("ctx_", "final_elsewhere", "original_elsewhere", "left_is_function")
 
@@ -148,9 +151,10 @@ def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float, *, pr
     """
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     kept = []
-    for i in sorted(range(len(rows)), key=lambda i: -p[i]):
+    order = said_as_listed(rows, p)
+    for i in sorted(range(len(rows)), key=lambda i: -order[i]):
         if p[i] < floor:
-            break
+            continue
         tid, seg, start, end = rows[i]["span"]
         never = rows[i].get("repeats") or (proposable and rows[i].get("letters"))
         if never or any(start < e and end > s for s, e in taken[(tid, seg)]):
@@ -158,6 +162,34 @@ def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float, *, pr
         taken[(tid, seg)].append((start, end))
         kept.append(i)
     return kept
+
+
+def said_as_listed(rows: list[dict[str, Any]], p: np.ndarray) -> np.ndarray:
+    """As `scorer._said_as_listed`: a name said as the list says it ("yeti dot com" → YETI.com) wins the span over the
+    readings of that name inside it when their decision is the same. Returns the order to keep rows in: the
+    probabilities, such a row lifted just above the best of those readings in its band (applied, shown, neither)."""
+
+    def band(v: float) -> int:
+        return 2 if v >= DEFAULT_AUTO else 1 if v >= SHOWN else 0
+
+    spoken = [i for i, r in enumerate(rows) if r["signals"].get("spoken_form")]
+    segments = {tuple(rows[i]["span"][:2]) for i in spoken}
+    by_segment: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for j, r in enumerate(rows):
+        if tuple(r["span"][:2]) in segments:
+            by_segment[tuple(r["span"][:2])].append(j)
+    order = p.copy()
+    for i in spoken:
+        tid, seg, start, end = rows[i]["span"]
+        whole = compact(rows[i]["final"])
+        same = [
+            p[j] for j in by_segment[(tid, seg)]
+            if j != i and start <= rows[j]["span"][2] and rows[j]["span"][3] <= end
+            and compact(rows[j]["final"]) in whole and band(p[j]) == band(p[i])
+        ]  # fmt: skip
+        if same and max(same) >= p[i]:
+            order[i] = max(same) + 1e-9
+    return order
 
 
 def predictions(

@@ -19,6 +19,7 @@ from namesake.reliability.types import (
     RememberedCorrection,
     Segment,
     TaughtMatch,
+    spoken_forms,
 )
 from namesake.settings import Settings
 
@@ -241,6 +242,69 @@ def test_an_ampersand_said_as_and_is_written_as_canonical(text: str, expected: t
 def test_a_spoken_form_matches_only_as_said_and_never_shields_itself(text: str) -> None:
     # "Q and" is not Q&A; a written canonical value (or a listed spoken one) is right as written
     kept, _ = run_stages(PipelineInputs([Segment("s1", text)], AMPERSANDS), Settings())
+    assert kept == []
+
+
+WEB = CanonicalDictionary({"keywords": ["YETI.com", "www.sec.gov", ".revgroup.com"], "acronyms": ["U.S.", "D.C"]})
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("YETI.com", ["YETI dot com", "YETI point com"]),
+        ("www.sec.gov", ["www dot sec dot gov", "www point sec point gov"]),
+        (".revgroup.com", ["revgroup dot com", "revgroup point com"]),  # as a list may write it
+        ("U.S.", []),  # abbreviations and versions are not said with "dot"
+        ("J.P. Morgan", []),
+        ("D.C", []),
+        ("IntelliDrive 2.0", []),
+        ("M&A", ["M and A", "M et A"]),
+    ],
+)
+def test_a_web_address_is_said_with_its_dots(value: str, said: list[str]) -> None:
+    assert spoken_forms(value) == said
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the standout was yeti dot com this quarter", ("yeti dot com", "YETI.com")),
+        ("growth on Yeti dotcom", ("Yeti dotcom", "YETI.com")),
+        ("visit rev group dot com for the slides", ("rev group dot com", ".revgroup.com")),
+    ],
+)
+def test_a_web_address_said_aloud_is_spotted_as_its_written_form(text: str, expected: tuple[str, str]) -> None:
+    seg = [Segment("s1", text)]
+    raw = spot_candidates(seg, WEB.entries(), min_similarity=0.7, max_tokens=4)
+    passed = apply_gate(raw, WEB.entries()).passed
+    spoken = [c for c in passed if c.signals.get("spoken_form")]
+    assert [(c.original, c.final) for c in spoken] == [expected]
+
+
+def test_a_web_address_said_aloud_wins_over_the_readings_of_its_name_inside_it() -> None:
+    # "yeti" → YETI and "dot com" → YETI.com (a fuzzy reading) made "YETI YETI.com"; the spoken form completes the
+    # right entity "yeti" rather than swallowing it, so it is not held for a reviewer as "Conical Phillips" is
+    d = CanonicalDictionary({"orgs": ["YETI", "Amazon"], "keywords": ["YETI.com", "Drinkware"]})
+    kept, _ = run_stages(PipelineInputs([Segment("s1", "the standout was yeti dot com this quarter")], d), Settings())
+    assert [(c.original, c.final, c.decision) for c in kept] == [("yeti dot com", "YETI.com", Decision.AUTO_APPLIED)]
+
+
+def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_inside_it() -> None:
+    said = Candidate("s1", 4, 16, "yeti dot com", "YETI.com", "KEYWORD", "rag", confidence=0.7)
+    said.signals["spoken_form"] = 1.0
+    inside = Candidate("s1", 4, 8, "yeti", "YETI", "ORG", "rag", confidence=0.95)
+    other = Candidate("s1", 4, 8, "yeti", "Yetis", "ORG", "rag", confidence=0.99)  # not of the same name
+    for c in (said, inside, other):
+        c.decision = Decision.AUTO_APPLIED
+    assert resolve_overlaps([inside, said]) == [said]
+    assert resolve_overlaps([other, said]) == [other]  # confidence decides, as before
+    said.decision = Decision.PENDING
+    assert resolve_overlaps([inside, said]) == [inside]  # the stronger decision first, as before
+
+
+def test_a_web_address_written_as_listed_is_left_alone() -> None:
+    seg = Segment("s1", "go to YETI.com or www.sec.gov for U.S. filings")
+    kept, _ = run_stages(PipelineInputs([seg], WEB), Settings())
     assert kept == []
 
 

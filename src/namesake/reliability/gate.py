@@ -31,7 +31,9 @@ def _covers_protected(cand: Candidate, protected: list[tuple[int, int, str]]) ->
             # allowed only when the final keeps the right entity and adds to it ("Conical Phillips" → ConocoPhillips)
             if not (key in final_key and len(final_key) > len(key)):
                 return True
-            cand.extends_right_entity = True  # a reviewer decides these: never auto-applied
+            # a reviewer decides these, never automatic; but a name said exactly as the list says it completes the
+            # right entity inside it ("yeti dot com" → YETI.com around "yeti"): the scorer decides that one
+            cand.extends_right_entity = not cand.signals.get("spoken_form")
     return False
 
 

@@ -274,16 +274,18 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
-    The strongest decision first; among equals what the user taught (they said what this span means),
-    then confidence, then the longer span, then the earlier. A fix the user taught takes its span from the
-    readings inside it, with the strongest decision among them (`covers_reading`).
+    The strongest decision first; among equals what the user taught (they said what this span means), or a name
+    said as the list says it around a reading of it, then confidence, then the longer span, then the earlier. A
+    fix the user taught takes its span from the readings inside it, with the strongest decision among them
+    (`covers_reading`).
     """
     _taught_over_readings(candidates)
+    said = _said_as_listed(candidates)
     ordered = sorted(
         candidates,
         key=lambda c: (
             -DECISION_RANK[c.decision],
-            not taught(c),
+            not (taught(c) or id(c) in said),
             -c.confidence,
             -(c.end_char - c.start_char),
             c.start_char,
@@ -298,6 +300,27 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
         spans.append((c.start_char, c.end_char))
         kept.append(c)
     return sorted(kept, key=lambda c: (c.segment_id, c.start_char))
+
+
+def _said_as_listed(candidates: list[Candidate]) -> set[int]:
+    """The ids of the names said as the list says them ("yeti dot com" → YETI.com) around a reading of the same name
+    ("yeti" → YETI, "dot com" → YETI.com): among equal decisions they win the span, the whole name written once
+    (before, "YETI YETI.com")."""
+    said: set[int] = set()
+    for s in candidates:
+        if not s.signals.get("spoken_form"):
+            continue
+        whole = compact(s.final)
+        if any(
+            c is not s
+            and c.segment_id == s.segment_id
+            and s.start_char <= c.start_char
+            and c.end_char <= s.end_char
+            and compact(c.final) in whole
+            for c in candidates
+        ):
+            said.add(id(s))
+    return said
 
 
 def _taught_over_readings(candidates: list[Candidate]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -23,6 +24,20 @@ PERSON_PART_MIN_LEN = 4
 
 # How "&" is said: an ASR writes "M&A" as "M and A" (English) or "R et D" (French).
 AMPERSAND_SPOKEN = (" and ", " et ")
+# How the dots of a web address are said: "YETI.com" is written "yeti dot com" (English), "point" in French.
+DOT_SPOKEN = (" dot ", " point ")
+# A web address: dotted parts ending in a top-level domain of two letters or more ("YETI.com", "www.sec.gov",
+# "argos.co/ir"); not an abbreviation ("U.S", "J.P", "D.C") nor a version ("2.0").
+WEB_ADDRESS = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?:/\S*)?")
+
+
+def spoken_forms(value: str) -> list[str]:
+    """How a written value is said where the words differ: "M&A" as "M and A", "YETI.com" as "YETI dot com"."""
+    said = [" ".join(value.replace("&", a).split()) for a in AMPERSAND_SPOKEN] if "&" in value else []
+    address = value.strip(".")  # a list may write ".revgroup.com"
+    if WEB_ADDRESS.fullmatch(address):
+        said += [" ".join(address.replace(".", d).split()) for d in DOT_SPOKEN]
+    return said
 
 
 # The entity types a suggestion or a correction carries, stored in this form; the spec writes them in
@@ -158,7 +173,7 @@ class CanonicalDictionary:
 
         People are often named by first or last name alone, so each word (of 4+ letters) of a
         person's full name is an entry too, after the full names. A value with "&" also gets
-        its spoken forms ("M and A" → M&A).
+        its spoken forms ("M and A" → M&A), and so does a web address ("yeti dot com" → YETI.com).
         """
         seen: set[tuple[str, str]] = set()
         out: list[CanonicalEntry] = []
@@ -174,8 +189,7 @@ class CanonicalDictionary:
                 add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank)
         for list_name, values in self.lists.items():
             for rank, value in enumerate(values):
-                for said in AMPERSAND_SPOKEN if "&" in value else ():
-                    spoken = " ".join(value.replace("&", said).split())
+                for spoken in spoken_forms(value):
                     add(value, LIST_TYPES.get(list_name, "KEYWORD"), rank, spoken)
         for rank, value in enumerate(self.lists.get("persons", [])):
             for word in value.split():
