@@ -61,7 +61,8 @@ THRESHOLDS = (0.4, 0.5, 0.6)
 HELD_OUT_COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
                     "precision_auto_ref", "harm_auto", "FER_before", "FER_auto", "FER_oracle", "WERF_before",
                     "WERF_auto")  # fmt: skip
-# The default thresholds (RELIABILITY_AUTO_APPLY_THRESHOLD, RELIABILITY_SUGGEST_THRESHOLD).
+# The default auto-apply threshold (RELIABILITY_AUTO_APPLY_THRESHOLD), and the floor this script's tables show from
+# (the pipeline shows from RELIABILITY_SUGGEST_THRESHOLD, SHOWN below).
 DEFAULT_AUTO, SUGGEST = 0.5, 0.1
 # What the pipeline shows (RELIABILITY_SUGGEST_THRESHOLD's default): a decision's band, with DEFAULT_AUTO.
 SHOWN = Settings.model_fields["reliability_suggest_threshold"].default
