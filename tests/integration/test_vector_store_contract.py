@@ -231,9 +231,14 @@ def test_the_embedded_store_keeps_a_bounded_number_of_collections_open(
 
 
 def _search_threads() -> int:
-    """Threads of this process that Edge named for its shards' search pools."""
-    tasks = Path("/proc/self/task")
-    return sum((t / "comm").read_text().startswith("edge-search") for t in tasks.iterdir())
+    """Threads of this process that Edge named for its shards' search pools (a thread may end while they are read)."""
+    names = []
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            names.append((task / "comm").read_text())
+        except FileNotFoundError:  # the thread ended between the listing and the read
+            continue
+    return sum(name.startswith("edge-search") for name in names)
 
 
 def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
