@@ -302,6 +302,15 @@ def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_i
     assert resolve_overlaps([inside, said]) == [inside]  # the stronger decision first, as before
 
 
+def test_the_dots_and_domain_of_a_web_address_alone_are_not_read_as_it() -> None:
+    # "travelers dot com" with YETI.com listed: "dot com" alone sounded 0.67 like "YETI com" and was applied
+    seg = [Segment("s1", "find it on travelers dot com or www dot com")]
+    raw = spot_candidates(seg, WEB.entries(), min_similarity=0.5, max_tokens=4)
+    assert {c.original for c in raw if c.final in ("YETI.com", "www.sec.gov", ".revgroup.com")} == set()
+    kept, _ = run_stages(PipelineInputs(seg, WEB), Settings())
+    assert [c.original for c in kept if c.final == "YETI.com"] == []
+
+
 def test_a_web_address_written_as_listed_is_left_alone() -> None:
     seg = Segment("s1", "go to YETI.com or www.sec.gov for U.S. filings")
     kept, _ = run_stages(PipelineInputs([seg], WEB), Settings())

@@ -13,7 +13,7 @@ from rapidfuzz import fuzz
 
 from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
 from namesake.reliability.remembered import remembered_candidates
-from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment
+from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment, web_address_suffix
 from namesake.reliability.windows import (
     MAX_SPELLED_LETTERS,
     MAX_WINDOW_CHARS,
@@ -111,6 +111,7 @@ def spot_candidates(
     entry_tokens = [len(e.norm.split()) for e in entries]
     # a window's final is the entry, or the words of it left once the shared edge words are trimmed
     letters_only = [not e.spoken and any(map(said_as_letters, word_runs(e.value))) for e in entries]
+    suffixes = [frozenset() if e.spoken else web_address_suffix(e.value) for e in entries]
     for (wi, ei), signals in hits.items():
         entry, n_entry = entries[ei], entry_tokens[ei]
         spelled = "acronym_spelled" in signals
@@ -119,7 +120,7 @@ def spot_candidates(
             if abs(n_window - n_entry) > 1 and not spelled:
                 continue
             cand = window_candidate(segments, tokens, w, entry.value, entry.entity_type, "rag")
-            if cand is None:
+            if cand is None or names_nothing(cand.original, suffixes[ei]):
                 continue
             cand.signals.update(signals)
             cand.rank, cand.window_tokens, cand.entry_tokens = entry.rank, n_window, n_entry
@@ -153,6 +154,11 @@ def context_free_spans(segments: list[Segment], language: str = "en") -> list[Ca
                 cand.context_free = True
                 out.append(cand)
     return out
+
+
+def names_nothing(original: str, suffix: frozenset[str]) -> bool:
+    """Whether the words say only a web address's dots and domain ("dot com" read as YETI.com): no name in them."""
+    return bool(suffix) and set(normalise(original).split()) <= suffix
 
 
 def word_for_letters(original: str, final: str, language: str = "en") -> bool:

@@ -40,6 +40,14 @@ def spoken_forms(value: str) -> list[str]:
     return said
 
 
+def web_address_suffix(value: str) -> frozenset[str]:
+    """The words of a web address that name nothing ("dot", "com", "www"): empty for a value that is not one."""
+    address = value.strip(".").split("/")[0]
+    if not WEB_ADDRESS.fullmatch(address):
+        return frozenset()
+    return frozenset({*(d.strip() for d in DOT_SPOKEN), "dotcom", "www", address.rsplit(".", 1)[-1].casefold()})
+
+
 # The entity types a suggestion or a correction carries, stored in this form; the spec writes them in
 # lower case ("person", "org", "location", "acronym", "date", "typo"): any case is accepted at the edge.
 ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "ACRONYM", "KEYWORD", "DATE", "TYPO")
