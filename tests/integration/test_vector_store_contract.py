@@ -187,6 +187,47 @@ def test_edge_store_survives_reopen(tmp_path: Path) -> None:
     again.close()
 
 
+def test_a_write_to_an_embedded_shard_is_kept_by_a_process_that_dies_before_closing(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from namesake.settings import CORRECTIONS_COLLECTION
+
+    script = (
+        "import os, pathlib; from namesake.vectors.edge import EdgeVectorStore; "
+        f"s = EdgeVectorStore(pathlib.Path({str(tmp_path / 'q')!r})); "
+        f"from namesake.vectors.base import VectorPoint; v = [1.0] + [0.0] * {DIM - 1}; "
+        f"[s.ensure_collection(n, {DIM}) for n in ('transcript--t1', {CORRECTIONS_COLLECTION!r})]; "
+        "ids = [f'00000000-0000-0000-0000-00000000000{i}' for i in range(1, 4)]; "
+        "[s.upsert(n, [VectorPoint(i, v, {'i': i}) for i in ids]) for n in ('transcript--t1', "
+        f"{CORRECTIONS_COLLECTION!r})]; s.delete('transcript--t1', ids[2:]); os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+    made = json.loads((tmp_path / "q" / "transcript--t1" / "shard" / "edge_config.json").read_text())
+    assert made["wal_enabled"] is False  # a transcript's shard: flushed on every write instead
+    again = EdgeVectorStore(tmp_path / "q")
+    assert again.count("transcript--t1") == 2 and again.count(CORRECTIONS_COLLECTION) == 3
+    again.close()
+
+
+def test_a_transcript_shard_made_with_a_write_ahead_log_still_opens_and_takes_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import namesake.vectors.edge as edge
+
+    with monkeypatch.context() as m:  # made before transcript shards went without: Edge cannot change it after
+        m.setattr(edge, "_has_wal", lambda name: True)
+        old = EdgeVectorStore(tmp_path / "q")
+        old.ensure_collection("transcript--t1", DIM)
+        old.upsert("transcript--t1", _points(2))
+        old.close()
+    again = EdgeVectorStore(tmp_path / "q")
+    again.upsert("transcript--t1", _points(1))
+    assert again.count("transcript--t1") == 3
+    again.close()
+
+
 def test_an_embedded_store_held_by_another_process_says_so_at_once(tmp_path: Path) -> None:
     import subprocess
     import sys
