@@ -311,6 +311,22 @@ def test_the_dots_and_domain_of_a_web_address_alone_are_not_read_as_it() -> None
     assert [c.original for c in kept if c.final == "YETI.com"] == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("so yet dot com is the strongest", {"yet dot com"}),  # the name misheard, its dot and domain said
+        ("rev grip dot com has the slides", {"rev grip dot com"}),
+        ("find it on travelers dot com", set()),  # another name: only the shared "dot com" sounds alike
+        ("jenny dot com led the quarter", set()),
+    ],
+)
+def test_a_web_address_said_with_its_name_misheard_is_read_as_it(text: str, expected: set[str]) -> None:
+    raw = spot_candidates([Segment("s1", text)], WEB.entries(), min_similarity=0.5, max_tokens=4)
+    # compared as said ("yet dot com" against "YETI dot com"), not as written ("yetdotcom" against "yeticom": 0.67)
+    said = {c.original for c in raw if c.final in ("YETI.com", ".revgroup.com") and c.signals["edit"] >= 0.85}
+    assert said == expected
+
+
 def test_a_web_address_written_as_listed_is_left_alone() -> None:
     seg = Segment("s1", "go to YETI.com or www.sec.gov for U.S. filings")
     kept, _ = run_stages(PipelineInputs([seg], WEB), Settings())

@@ -10,14 +10,23 @@ from __future__ import annotations
 from collections import defaultdict
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
 from namesake.reliability.remembered import remembered_candidates
-from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment, web_address_suffix
+from namesake.reliability.types import (
+    DOT_SPOKEN,
+    Candidate,
+    CanonicalEntry,
+    RememberedCorrection,
+    Segment,
+    web_address_suffix,
+)
 from namesake.reliability.windows import (
     MAX_SPELLED_LETTERS,
     MAX_WINDOW_CHARS,
     MIN_PHONETIC_KEY_LEN,
+    WindowIndex,
     function_words,
     fuzzy_pairs,
     neighbour_is_missing_word,
@@ -32,6 +41,8 @@ NEAREST_ENTRIES = 3
 # A word at least this frequent (Zipf) is one a speaker says as itself ("comp", "over", "cash").
 EVERYDAY_ZIPF = 3.0
 VOWELS = frozenset("aeiouy")
+# The words a web address's dots are said as ("dot", "point").
+SPOKEN_DOTS = frozenset(d.strip() for d in DOT_SPOKEN)
 
 
 def nearest_per_window(pairs: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
@@ -85,6 +96,8 @@ def spot_candidates(
     fuzzy = [ei for ei in written if "&" not in entries[ei].value]
     for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in fuzzy], min_similarity, threads)):
         hits[(wi, fuzzy[j])]["edit"] = sim
+    for wi, ei, sim in misheard_addresses(index, keys, entries, min_similarity, function_words(language)):
+        hits[(wi, ei)]["edit"] = sim
     for ei, e in enumerate(entries):
         # a spoken form is matched only as said: "Q and" or "quite a" are not Q&A
         if e.spoken and e.key in key_index:
@@ -153,6 +166,34 @@ def context_free_spans(segments: list[Segment], language: str = "en") -> list[Ca
                 cand = Candidate(seg.id, start, end, seg.text[start:end], letters.upper(), "ACRONYM", "context_free")
                 cand.context_free = True
                 out.append(cand)
+    return out
+
+
+def misheard_addresses(
+    index: WindowIndex, keys: list[str], entries: list[CanonicalEntry], min_similarity: float, stop: frozenset[str]
+) -> list[tuple[int, int, float]]:
+    """(window, entry, similarity) where a web address is said with its name misheard ("yet dot com", "rev grip dot
+    com"). The words before its spoken dot and domain are compared with its name alone: on the whole key the shared
+    "dot com" lifts every "travelers dot com" over the similarity floor. A window that starts on a function word
+    ("the yeti dot com") is not one: the name said right is its own reading, and this one would swallow "the"."""
+    tails: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for ei, e in enumerate(entries):
+        words = e.norm.split()
+        if e.spoken and len(words) > 2 and words[-2] in SPOKEN_DOTS and web_address_suffix(e.value):
+            tail = words[-2] + words[-1]
+            tails[tail].append((ei, e.key[: -len(tail)]))
+    out: list[tuple[int, int, float]] = []
+    for tail, named in tails.items():
+        for wi, key in enumerate(keys):
+            if not key.endswith(tail) or len(key) == len(tail):
+                continue
+            heard = key[: -len(tail)]
+            first = index.windows(key)[0]
+            if index.tokens[first.segment][first.first].norm in stop:
+                continue
+            for ei, name in named:
+                if heard != name and Levenshtein.normalized_similarity(heard, name) >= min_similarity:
+                    out.append((wi, ei, Levenshtein.normalized_similarity(key, entries[ei].key)))
     return out
 
 
