@@ -182,14 +182,19 @@ def misheard_addresses(
         if e.spoken and len(words) > 2 and words[-2] in SPOKEN_DOTS and web_address_suffix(e.value):
             tail = words[-2] + words[-1]
             tails[tail].append((ei, e.key[: -len(tail)]))
+    if not tails:
+        return []
     out: list[tuple[int, int, float]] = []
-    for tail, named in tails.items():
-        for wi, key in enumerate(keys):
-            if not key.endswith(tail) or len(key) == len(tail):
-                continue
+    ends = tuple(tails)
+    for wi, key in enumerate(keys):
+        if not key.endswith(ends):  # one C call a window: most windows end otherwise
+            continue
+        first = index.windows(key)[0]
+        if index.tokens[first.segment][first.first].norm in stop:
+            continue
+        for tail, named in tails.items():
             heard = key[: -len(tail)]
-            first = index.windows(key)[0]
-            if index.tokens[first.segment][first.first].norm in stop:
+            if not key.endswith(tail) or not heard:
                 continue
             for ei, name in named:
                 if heard != name and Levenshtein.normalized_similarity(heard, name) >= min_similarity:
