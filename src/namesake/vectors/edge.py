@@ -138,6 +138,7 @@ class EdgeVectorStore:
         self._shards: OrderedDict[str, qe.EdgeShard] = OrderedDict()  # least recently used first
         self._in_use: Counter[str] = Counter()
         self._held: dict[str, int] = {}  # the lock file of each open shard
+        self._unlogged: set[str] = set()  # open shards made without a write-ahead log: flushed after every write
         self._lock = threading.RLock()
 
     # --- collections ------------------------------------------------------------------
@@ -161,7 +162,8 @@ class EdgeVectorStore:
             if meta is None:
                 raise CollectionNotFoundError(f"collection {name!r} does not exist")
             # the settings are applied to a shard made before they existed (graph-less memory, search threads)
-            config = _config(name, int(meta["dim"]), wal=self._made_with_wal(name))
+            wal = self._made_with_wal(name)
+            config = _config(name, int(meta["dim"]), wal=wal)
             self._held[name] = _hold(self._dir(name))
             try:
                 with _translate(f"load {name}"):
@@ -170,6 +172,8 @@ class EdgeVectorStore:
                 self._release(name)
                 raise
             self._shards[name] = shard
+            if not wal:
+                self._unlogged.add(name)
             self._close_idle()
             return shard
 
@@ -193,6 +197,7 @@ class EdgeVectorStore:
     def _close(self, name: str, *, flush: bool) -> None:
         """Close an open shard and let go of its folder."""
         shard = self._shards.pop(name, None)
+        self._unlogged.discard(name)
         try:
             if shard is not None:
                 with _translate(f"close {name}"):
@@ -212,11 +217,11 @@ class EdgeVectorStore:
         return len(self._shards)
 
     def _write(self, name: str, what: str, op: Any) -> None:
-        """Apply an update; durable on return: logged, or flushed where the shard may keep no log (a transcript's)."""
+        """Apply an update; durable on return: logged, or flushed where the shard keeps no log (a transcript's)."""
 
         def write(shard: qe.EdgeShard) -> None:
             shard.update(op)
-            if not _has_wal(name):
+            if name in self._unlogged:  # set when the shard was opened (`_run` opens it first)
                 shard.flush()
 
         self._run(name, what, write)
@@ -253,7 +258,8 @@ class EdgeVectorStore:
             if folder.exists():  # a half-created folder from a crash: start it again
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
-            config = _config(name, dim, wal=_has_wal(name))
+            wal = _has_wal(name)
+            config = _config(name, dim, wal=wal)
             self._held[name] = _hold(folder)
             try:
                 with _translate(f"create {name}"):
@@ -261,6 +267,8 @@ class EdgeVectorStore:
             except VectorStoreError:
                 self._release(name)
                 raise
+            if not wal:
+                self._unlogged.add(name)
             (folder / META_FILE).write_text(json.dumps({"dim": dim, "distance": "cosine"}))
             self._close_idle()
             return True
