@@ -86,8 +86,7 @@ def spot_candidates(
     longest_key = max((len(e.key) for e in entries + memo_entries), default=0)
     max_chars = min(MAX_WINDOW_CHARS, int(longest_key / min(min_similarity, REMEMBERED_MIN_SIMILARITY)) + 1)
     index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars, function_words(language))
-    tokens, by_key = index.tokens, index.by_key
-    keys = list(by_key)
+    tokens, keys = index.tokens, index.keys
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
 
     key_index = {k: i for i, k in enumerate(keys)}
@@ -125,6 +124,7 @@ def spot_candidates(
     # a window's final is the entry, or the words of it left once the shared edge words are trimmed
     letters_only = [not e.spoken and any(map(said_as_letters, word_runs(e.value))) for e in entries]
     suffixes = [frozenset() if e.spoken else web_address_suffix(e.value) for e in entries]
+    index.group(keys[wi] for wi, _ in hits)
     for (wi, ei), signals in hits.items():
         entry, n_entry = entries[ei], entry_tokens[ei]
         spelled = "acronym_spelled" in signals
@@ -186,9 +186,9 @@ def misheard_addresses(
         return []
     out: list[tuple[int, int, float]] = []
     ends = tuple(tails)
-    for wi, key in enumerate(keys):
-        if not key.endswith(ends):  # one C call a window: most windows end otherwise
-            continue
+    said = [(wi, key) for wi, key in enumerate(keys) if key.endswith(ends)]  # one C call a key: most end otherwise
+    index.group(key for _, key in said)
+    for wi, key in said:
         first = index.windows(key)[0]
         if index.tokens[first.segment][first.first].norm in stop:
             continue

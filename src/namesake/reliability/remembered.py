@@ -56,6 +56,7 @@ def remembered_candidates(
     out = []
     stop = function_words(language)
     one_off = [is_one_off(m.final) for m in remembered]
+    index.group(keys[wi] for wi, _ in sims)
     for (wi, mi), sim in sims.items():
         memo = remembered[mi]
         for w in index.windows(keys[wi]):

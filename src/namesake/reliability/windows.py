@@ -9,8 +9,8 @@ originals (`remembered.py`) read them.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -55,15 +55,35 @@ class Window(NamedTuple):
 
 @dataclass
 class WindowIndex:
-    """Windows grouped by compact text (repeats are compared once), plus spelled-letter readings."""
+    """A transcript's windows: their distinct texts (repeats are compared once), and where each text stands.
+
+    Only the texts that match something are ever looked up, a few in a hundred: their windows are gathered when
+    first asked for (`group`), not every window filed by its text up front.
+    """
 
     tokens: list[list[Token]]
-    by_key: dict[str, list[int]]  # packed windows
+    keys: list[str]  # distinct compact texts, first seen first
     spelled: dict[str, str]  # window key → the letters its tokens spell ("a see" → "ac")
+    every_key: list[str] = field(repr=False)  # every window's compact text, in text order
+    every_packed: list[int] = field(repr=False)  # ... and the window, packed
+    _groups: dict[str, list[int]] = field(default_factory=dict, repr=False)
+
+    def group(self, keys: Iterable[str]) -> None:
+        """Gather the windows of these texts in one pass over every window (before asking for them one by one)."""
+        wanted = set(keys).difference(self._groups)
+        if not wanted:
+            return
+        groups = self._groups
+        for k in wanted:
+            groups[k] = []
+        for k, packed in [(k, p) for k, p in zip(self.every_key, self.every_packed, strict=True) if k in wanted]:
+            groups[k].append(packed)
 
     def windows(self, key: str) -> list[Window]:
-        """The windows whose compact text is key."""
-        return [Window.unpack(p) for p in self.by_key.get(key, ())]
+        """The windows whose compact text is key, in text order."""
+        if key not in self._groups:
+            self.group((key,))
+        return [Window.unpack(p) for p in self._groups[key]]
 
 
 def windows_of(
@@ -73,38 +93,35 @@ def windows_of(
     max_chars: int = MAX_WINDOW_CHARS,
     stopwords: frozenset[str] = frozenset(),
 ) -> WindowIndex:
-    """Every window of 1..max_tokens tokens with a content word; the hot loop of S1: plain ints and strings."""
+    """Every window of 1..max_tokens tokens with a content word; the hot loop of S1: list comprehensions over
+    plain ints and strings, level by level (the windows of d + 1 tokens extend those of d by the next token)."""
     max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
     tokens = [tokenize(s.text) for s in segments]
-    by_key: dict[str, list[int]] = {}
+    every_key: list[str] = []
+    every_packed: list[int] = []
     spelled: dict[str, str] = {}
     for si, toks in enumerate(tokens):
         norms = [t.norm for t in toks]
         stop = [n in stopwords for n in norms]
-        n, base = len(norms), si << _SEG_SHIFT
-        # level by level: the windows of d + 1 tokens extend those of d by the next token
+        base = si << _SEG_SHIFT
         keys, content = norms, [not x for x in stop]
-        for d in range(min(max_tokens, n)):
+        for d in range(min(max_tokens, len(norms))):
             if d:
                 keys = [k + t for k, t in zip(keys, norms[d:], strict=False)]
                 content = [c or not x for c, x in zip(content, stop[d:], strict=False)]
-            for i, key in enumerate(keys):
-                # "of the", "and a": function words alone are never a name; keys only grow with d
-                if not content[i] or len(key) > max_chars:
-                    continue
-                packed = base | (i << _TOK_SHIFT) | d
-                bucket = by_key.get(key)
-                if bucket is None:
-                    by_key[key] = [packed]
-                else:
-                    bucket.append(packed)
+            # "of the", "and a": function words alone are never a name; keys only grow with d
+            kept = [i for i, (c, k) in enumerate(zip(content, keys, strict=True)) if c and len(k) <= max_chars]
+            every_key += [keys[i] for i in kept]
+            every_packed += [base | (i << _TOK_SHIFT) | d for i in kept]
         if max_letters > 1:
             for i, j, key, letters in spelled_runs(norms, max_letters):
                 spelled[key] = letters
                 if j - i >= max_tokens or not any(not x for x in stop[i : j + 1]):  # not indexed above
-                    by_key.setdefault(key, []).append(base | (i << _TOK_SHIFT) | (j - i))
-    by_key.pop("", None)
-    return WindowIndex(tokens, by_key, spelled)
+                    every_key.append(key)
+                    every_packed.append(base | (i << _TOK_SHIFT) | (j - i))
+    distinct = dict.fromkeys(every_key)
+    distinct.pop("", None)
+    return WindowIndex(tokens, list(distinct), spelled, every_key, every_packed)
 
 
 def spelled_runs(norms: list[str], max_letters: int) -> Iterator[tuple[int, int, str, str]]:
