@@ -73,10 +73,11 @@ def index_canonical_entities(
 ) -> int:
     """Replace the transcript's canonical entities in its collection; returns the number of chunks written."""
     name = collection_for(transcript_id, settings)
-    store.ensure_collection(name, embedder.dim)
+    made = store.ensure_collection(name, embedder.dim)
     if settings.canonical_layout == "shared":
         store.ensure_payload_index(name, "transcript_id", "keyword", tenant=True)
-    store.delete_by_filter(name, Filter(must=(Match("transcript_id", transcript_id),)))
+    if not made:  # a collection just made holds nothing to replace (and each write to it is flushed: ~10 ms)
+        store.delete_by_filter(name, Filter(must=(Match("transcript_id", transcript_id),)))
     payloads = chunk_payloads(transcript_id, entities)
     if not payloads:
         return 0

@@ -111,6 +111,13 @@ def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtim
     assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Beckman"]}
 
 
+def test_a_transcripts_own_collection_is_made_once_and_its_list_replaced_when_indexed_again(runtime: Runtime) -> None:
+    service = _service(runtime)
+    service.index_entities("tc", None, {"orgs": ["Cytiva"], "persons": ["Rainer Blair"]})  # made: nothing to delete
+    service.index_entities("tc", None, {"orgs": ["Beckman"]})  # there: the old chunks deleted, the new one written
+    assert service.enricher.fetch_canonical_entities("tc").lists == {"orgs": ["Beckman"]}
+
+
 def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local(runtime: Runtime) -> None:
     from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
     from namesake.corrections_memory.reader import CorrectionsMemoryReader
