@@ -2,90 +2,34 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import qdrant_edge as qe
 
-from namesake.errors import CollectionNotFoundError, DimensionMismatchError, StoreInUseError, VectorStoreError
+from namesake.errors import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
 from namesake.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION
 from namesake.vectors.base import (
     Filter,
     IndexKind,
-    Match,
-    MatchAny,
     PointId,
-    Range,
     ScoredHit,
     VectorPoint,
     check_collection_name,
     normalise_id,
     storable,
 )
+from namesake.vectors.edge_support import hold_folder, to_edge_filter, translated
 
 META_FILE = "namesake-collection.json"
-# Held (flock) by the process that has the shard open: Edge's write-ahead log locks a shard that keeps one, and a
-# transcript's shard keeps none (`_has_wal`).
-LOCK_FILE = "namesake.lock"
 T = TypeVar("T")
 _KIND = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer}
-
-
-@contextmanager
-def _translate(what: str) -> Iterator[None]:
-    """Edge raises plain exceptions from Rust; callers only ever see VectorStoreError."""
-    try:
-        yield
-    except (VectorStoreError, DimensionMismatchError):
-        raise
-    except Exception as exc:  # the Rust binding raises untyped errors
-        if "WouldBlock" in str(exc):  # another process holds the shard's write-ahead log
-            raise StoreInUseError(STORE_IN_USE) from exc
-        raise VectorStoreError(f"embedded Qdrant: {what} failed: {exc}") from exc
-
-
-STORE_IN_USE = (
-    "the embedded store is open in another namesake process (is `namesake serve` running on this data dir?): "
-    "stop it first, or ask it over HTTP instead: POST /v1/jobs/promotion/run, POST /v1/jobs/reconciliation/run, "
-    "DELETE /v1/users/{user_id}"
-)
-
-
-def _condition(c: Match | MatchAny | Range) -> qe.FieldCondition:
-    if isinstance(c, Match):
-        return qe.FieldCondition(key=c.key, match=qe.MatchValue(storable(c.value)))
-    if isinstance(c, MatchAny):
-        return qe.FieldCondition(key=c.key, match=qe.MatchAny(list(storable(c.values))))
-    return qe.FieldCondition(key=c.key, range=qe.RangeFloat(gt=c.gt, gte=c.gte, lt=c.lt, lte=c.lte))
-
-
-def to_edge_filter(flt: Filter | None) -> qe.Filter | None:
-    """Translate the port's filter into Edge's."""
-    if flt is None or (not flt.must and not flt.must_not):
-        return None
-    return qe.Filter(
-        must=[_condition(c) for c in flt.must] or None,
-        must_not=[_condition(c) for c in flt.must_not] or None,
-    )
-
-
-def _hold(folder: Path) -> int:
-    """Lock a shard's folder for this process, or say at once that another has it open."""
-    fd = os.open(folder / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError as exc:
-        os.close(fd)
-        raise StoreInUseError(STORE_IN_USE) from exc
-    return fd
 
 
 def _edge_id(point_id: PointId) -> Any:
@@ -164,9 +108,9 @@ class EdgeVectorStore:
             # the settings are applied to a shard made before they existed (graph-less memory, search threads)
             wal = self._made_with_wal(name)
             config = _config(name, int(meta["dim"]), wal=wal)
-            self._held[name] = _hold(self._dir(name))
+            self._held[name] = hold_folder(self._dir(name))
             try:
-                with _translate(f"load {name}"):
+                with translated(f"load {name}"):
                     shard = qe.EdgeShard.load(str(self._dir(name) / "shard"), config)
             except VectorStoreError:
                 self._release(name)
@@ -200,7 +144,7 @@ class EdgeVectorStore:
         self._unlogged.discard(name)
         try:
             if shard is not None:
-                with _translate(f"close {name}"):
+                with translated(f"close {name}"):
                     if flush:
                         shard.flush()
                     shard.close()
@@ -231,7 +175,7 @@ class EdgeVectorStore:
             shard = self._shard(name)
             self._in_use[name] += 1
         try:
-            with _translate(f"{what} on {name}"):
+            with translated(f"{what} on {name}"):
                 return fn(shard)
         finally:
             with self._lock:
@@ -260,9 +204,9 @@ class EdgeVectorStore:
             folder.mkdir(parents=True)
             wal = _has_wal(name)
             config = _config(name, dim, wal=wal)
-            self._held[name] = _hold(folder)
+            self._held[name] = hold_folder(folder)
             try:
-                with _translate(f"create {name}"):
+                with translated(f"create {name}"):
                     self._shards[name] = qe.EdgeShard.create(str(folder / "shard"), config)
             except VectorStoreError:
                 self._release(name)
