@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
-from namesake.db import Database, downgrade, sqlalchemy_url, upgrade
+from namesake.db import (
+    SCHEMA_HEAD,
+    Database,
+    current_revision,
+    downgrade,
+    open_database,
+    revisions,
+    sqlalchemy_url,
+    upgrade,
+)
 from namesake.errors import ConflictError
 from namesake.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
+from namesake.settings import Settings
 from tests.conftest import _scratch_database
 
 
@@ -124,6 +138,37 @@ def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> N
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def test_the_schema_head_constant_is_the_last_migration() -> None:
+    assert revisions()[-1] == SCHEMA_HEAD  # a new migration moves SCHEMA_HEAD with it
+
+
+def test_a_database_behind_head_is_migrated_when_opened_and_one_at_head_opens_without_alembic(
+    pg_server_url: str, tmp_path: Path
+) -> None:
+    url, name = _scratch_database(pg_server_url)
+    try:
+        upgrade(url, revisions()[-2])
+        assert current_revision(url) == revisions()[-2]
+        open_database(Settings(database_url=url, namesake_data_dir=tmp_path)).close()
+        assert current_revision(url) == SCHEMA_HEAD
+        opened = subprocess.run(
+            [sys.executable, "-c", OPEN_AND_SAY_IF_ALEMBIC_LOADED], env={**os.environ, "DATABASE_URL": url,
+            "NAMESAKE_DATA_DIR": str(tmp_path)}, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert opened.stdout.split() == ["alembic:", "False"]
+    finally:
+        admin = create_engine(sqlalchemy_url(pg_server_url), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+OPEN_AND_SAY_IF_ALEMBIC_LOADED = (
+    "import sys; from namesake.db import open_database; from namesake.settings import Settings; "
+    "open_database(Settings()).close(); print('alembic:', any(m.startswith('alembic') for m in sys.modules))"
+)
 
 
 def test_models_match_the_migration(db: Database) -> None:
