@@ -78,6 +78,13 @@ def _check_models(settings: Settings) -> None:
         raise _fail(exc) from exc
 
 
+@contextmanager
+def _checked_models(settings: Settings) -> Iterator[None]:
+    """_check_models as a step of a `with`: after the worker pool has started, before a store is opened."""
+    _check_models(settings)
+    yield
+
+
 def _fail(exc: NamesakeError) -> typer.Exit:
     """Exit 2 for a setting that cannot be used as given (bad input, like an invalid value), 1 for the rest."""
     err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
@@ -186,12 +193,12 @@ def analyze(
     except NamesakeError as exc:
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
-    _check_models(settings)
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
-    # the workers start (and load what they read) while this process opens the stores
+    # the workers start (and load what they read) while this process checks the models and opens the stores
     with (
         _stage_pool(settings, workers) as pool,
+        _checked_models(settings),
         _open_services(settings) as services,
         progress(err, "analysing", len(transcripts), quiet=len(transcripts) < 2) as bar,
     ):

@@ -3,6 +3,7 @@ stores, so that the fork server the workers come from imports only this (and the
 
 from __future__ import annotations
 
+from namesake.errors import NamesakeError
 from namesake.language_model import build_context_model
 from namesake.reliability.pipeline import PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.types import Candidate
@@ -10,9 +11,16 @@ from namesake.settings import Settings
 
 
 def warm_worker(settings: Settings) -> None:
-    """A worker process's start: the language model and the stages' tables, before the first transcript."""
+    """A worker process's start: the language model and the stages' tables, before the first transcript.
+
+    A setting the models cannot be used with is the parent's to report (it checks them while its workers start,
+    and exits 2): here it would only print a traceback beside that one line; a job would meet it again anyway.
+    """
     build_context_model(settings)
-    warm_stages(settings)
+    try:
+        warm_stages(settings)
+    except NamesakeError:
+        return
 
 
 def run_in_worker(inputs: PipelineInputs, settings: Settings) -> tuple[list[Candidate], RunStats]:

@@ -355,7 +355,7 @@ class EdgeVectorStore:
         self._write(name, "delete by filter", qe.UpdateOperation.delete_points_by_filter(edge_filter))
 
     def close(self) -> None:
-        """Flush and close every open shard."""
+        """Flush and close every open shard (one without a write-ahead log was flushed by its every write)."""
         with self._lock:
             for name in list(self._shards):
-                self._close(name, flush=True)
+                self._close(name, flush=name not in self._unlogged)
