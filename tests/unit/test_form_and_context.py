@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from namesake.reliability.context import count_phrases, phrase_logp, word_pairs
+from pathlib import Path
+
+import pytest
+
+from namesake.reliability import context
+from namesake.reliability.context import count_phrases, counts_file, keep_counts_in, phrase_logp, word_pairs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.types import CanonicalDictionary, Segment
 from namesake.settings import Settings
@@ -82,3 +87,25 @@ def test_an_occurrence_knows_how_its_pair_reads_across_the_call() -> None:
     gains = [-4.0, 2.0, -10.0, -1.0, 5.0]
     # heard in any case, the same final: one pair; another final is another pair
     assert pair_means(pairs, gains) == [(-1.0, 3), (-1.0, 3), (-10.0, 1), (-1.0, 3), (5.0, 1)]
+
+
+def test_the_pair_counts_are_kept_between_processes_and_a_damaged_cache_file_is_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(context, "_COUNTS_DIR", {})
+    keep_counts_in(tmp_path)
+    word_pairs.cache_clear()
+    try:
+        parsed = word_pairs("en")
+        assert parsed is not None and counts_file(tmp_path).exists()
+        with monkeypatch.context() as m:
+            m.setattr(context, "_read_counts", lambda name: pytest.fail(f"{name} parsed again"))
+            word_pairs.cache_clear()
+            kept = word_pairs("en")  # as the next process reads them: from the file
+        assert kept is not None and kept.unigrams == parsed.unigrams and kept.bigrams == parsed.bigrams
+        counts_file(tmp_path).write_bytes(b"\x00 not marshal")
+        word_pairs.cache_clear()
+        again = word_pairs("en")
+        assert again is not None and again.bigrams == parsed.bigrams
+    finally:
+        word_pairs.cache_clear()

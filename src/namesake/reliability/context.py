@@ -10,13 +10,18 @@ Two sources, both inside installed packages or the transcript itself (nothing fe
 
 from __future__ import annotations
 
+import logging
+import marshal
 import math
+import os
+import sys
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from namesake.reliability.types import Candidate, Segment
 from namesake.text import Token, tokenize, written_form
@@ -29,6 +34,11 @@ BACKOFF = 0.4
 UNKNOWN_PER_CHAR = 0.1
 # Words after which a proper name is unusual and an everyday noun usual ("the tent", "a cup").
 _ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "le", "la", "les", "un", "une", "des"})
+# Where the parsed counts are kept between processes (Settings.namesake_cache_dir, beside the language model's
+# weights): read back in ~0.2 s where parsing the package's text takes ~0.45, on the path of every process start
+# (the fork server's too). Set by `keep_counts_in` before the counts are first read; unset: parse.
+_COUNTS_DIR: dict[str, Path] = {}
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -50,14 +60,51 @@ def _read_counts(name: str) -> dict[str, float]:
     return out
 
 
+def keep_counts_in(folder: Path) -> None:
+    """Where `word_pairs` keeps the parsed counts between processes; once per process, before they are first read."""
+    _COUNTS_DIR["dir"] = folder
+
+
+def counts_file(folder: Path) -> Path:
+    """The cache file of this wordsegment's counts for this Python's marshal format (another install: another file)."""
+    package = resources.files("wordsegment")
+    stats = [os.stat(str(package.joinpath(name))) for name in ("unigrams.txt", "bigrams.txt")]
+    files = "-".join(f"{st.st_size}-{st.st_mtime_ns}" for st in stats)
+    python = f"py{sys.version_info.major}{sys.version_info.minor}-m{marshal.version}"
+    return folder / "word-pairs" / f"wordsegment-{files}-{python}.marshal"
+
+
+def _counts() -> tuple[dict[str, float], dict[str, float]]:
+    """Both count tables: from the cache file when there is one, else parsed (and the cache written aside, then
+    renamed: a reader never meets half a file; a read-only home only costs the parse)."""
+    folder = _COUNTS_DIR.get("dir")
+    path = None
+    if folder is not None:
+        try:
+            path = counts_file(folder)
+            unigrams, bigrams = marshal.loads(path.read_bytes())
+            return unigrams, bigrams
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    tables = _read_counts("unigrams.txt"), _read_counts("bigrams.txt")
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            aside = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            aside.write_bytes(marshal.dumps(tables))
+            aside.replace(path)
+        except OSError as exc:
+            log.warning("word-pair counts not cached in %s: %s", path.parent, exc)
+    return tables
+
+
 @lru_cache(maxsize=2)
 def word_pairs(language: str) -> WordPairs | None:
     """The language's pair counts, loaded once per process; None where no resource is installed (French)."""
     if not language.startswith("en"):
         return None
     try:
-        unigrams = _read_counts("unigrams.txt")
-        bigrams = _read_counts("bigrams.txt")
+        unigrams, bigrams = _counts()
     except (ModuleNotFoundError, FileNotFoundError):  # pragma: no cover - a declared dependency
         return None
     return WordPairs(unigrams, bigrams, 1024908267229.0)

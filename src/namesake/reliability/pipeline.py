@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from namesake.reliability.candidates import context_free_spans, spot_candidates
-from namesake.reliability.context import CONTEXT_SIGNALS, fill_context
+from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
@@ -242,6 +242,7 @@ def warm_stages(settings: Settings) -> None:
     full collection (on the 9,000-word call of bench/speed.py spotting went from 203 to 154 ms); and it runs
     less often (GC_YOUNG_ALLOCATIONS).
     """
+    keep_counts_in(settings.namesake_cache_dir)
     run_stages(PipelineInputs(_WARM_SEGMENTS, CanonicalDictionary(dict(_WARM_LISTS))), settings)
     gc.freeze()
     gc.set_threshold(GC_YOUNG_ALLOCATIONS, *gc.get_threshold()[1:])
