@@ -29,7 +29,7 @@ def default_data_dir() -> Path:
 
 
 def default_cache_dir() -> Path:
-    """Where derived files that can be rebuilt live (the language model's float32 weights)."""
+    """Where derived files that can be rebuilt live (the language model's float32 weights, the parsed word pairs)."""
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("namesake", appauthor=False))
@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     # --- deployment ---------------------------------------------------------------------
     namesake_env: Literal["local", "production"] = "local"
     namesake_data_dir: Path = Field(default_factory=default_data_dir)
-    # rebuildable files shared by every process of the machine (the language model's weights, ~540 MB)
+    # rebuildable files shared by every process of the machine (the language model's weights, ~540 MB; word pairs)
     namesake_cache_dir: Path = Field(default_factory=default_cache_dir)
     namesake_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # origins of review pages served elsewhere (comma-separated); empty: same origin only
