@@ -14,6 +14,7 @@ The figures printed are those of what the pipeline reads: the candidates from RE
 
 Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7] [--predictions DIR]
        [--worse-weights 3 6] [--runtime openvino|numpy] [--also-read-with numpy --also-gains-cache F] [--read-from 0.2]
+       [--surprisal F | --prior F --out SCRATCH]  (experiments: signals the pipeline does not give)
 (the first bar and weight are the ones exported)
 """
 
@@ -215,6 +216,11 @@ def main() -> None:
         " kept in this cache file",
     )  # fmt: skip
     ap.add_argument(
+        "--prior", type=Path,
+        help="experiment (needs --out elsewhere): the second trees also get the gain less the pair's gain read with"
+        " no words around it (how much the context, not the name's own rarity, favours the final); cache file",
+    )  # fmt: skip
+    ap.add_argument(
         "--read-from", type=float,
         help=f"the pipeline's reading floor to score (default: RELIABILITY_READ_FROM; at least FIT_FROM, {FIT_FROM})",
     )  # fmt: skip
@@ -223,6 +229,8 @@ def main() -> None:
         sys.exit("--fold-models writes the shipped split's fold models: leave out --split-seed")
     if a.surprisal and a.also_read_with:
         sys.exit("--surprisal and --also-read-with do not go together")
+    if a.prior and a.out == BUNDLED_READING_MODEL:
+        sys.exit("--prior is an experiment: the pipeline does not give that signal; write it with --out")
     if a.surprisal and a.out == BUNDLED_READING_MODEL:
         sys.exit("--surprisal is an experiment: the pipeline does not give those signals; write it with --out")
     a.gains_cache.parent.mkdir(parents=True, exist_ok=True)
@@ -288,6 +296,12 @@ def main() -> None:
 
     x2 = second_inputs(gains)
     x2_at = served_inputs(gains_at)
+    if a.prior:
+        bare = {i: Window("", window_by_row[i].original, window_by_row[i].final, "") for i in both}
+        prior = dict(zip(both, read_gains([bare[i] for i in both], a.prior, a.runtime), strict=True))
+        x2 = np.column_stack([x2, np.array(gains) - np.array([prior[i] for i in read])])
+        x2_at = np.column_stack([x2_at, np.array(gains_at) - np.array([prior[i] for i in at_rows])])
+        names2 += ["lm_gain_vs_prior"]
     served = None
     if a.also_read_with:
         served_gains = gains_of(a.also_read_with, a.also_gains_cache)[1]
