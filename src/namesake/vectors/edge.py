@@ -139,13 +139,15 @@ class EdgeVectorStore:
             self._close(name, flush=True)
 
     def _close(self, name: str, *, flush: bool) -> None:
-        """Close an open shard and let go of its folder."""
+        """Close an open shard and let go of its folder; `flush` only where a write-ahead log holds what is unflushed
+        (a shard without one was flushed by its every write, `_write`)."""
         shard = self._shards.pop(name, None)
+        logged = name not in self._unlogged
         self._unlogged.discard(name)
         try:
             if shard is not None:
                 with translated(f"close {name}"):
-                    if flush:
+                    if flush and logged:
                         shard.flush()
                     shard.close()
         finally:
@@ -355,7 +357,7 @@ class EdgeVectorStore:
         self._write(name, "delete by filter", qe.UpdateOperation.delete_points_by_filter(edge_filter))
 
     def close(self) -> None:
-        """Flush and close every open shard (one without a write-ahead log was flushed by its every write)."""
+        """Flush and close every open shard."""
         with self._lock:
             for name in list(self._shards):
-                self._close(name, flush=name not in self._unlogged)
+                self._close(name, flush=True)
