@@ -501,3 +501,15 @@ def test_a_final_the_vector_memory_swapped_in_is_shown_not_applied() -> None:
     take_remembered_final(kept, "yeti")  # the same final in another case: nothing swapped, nothing capped
     assert kept.proposed_final is None
     assert memory_bounds(kept, 0.95, Decision.AUTO_APPLIED, 0.5) is Decision.AUTO_APPLIED
+
+
+def test_a_window_index_asked_without_grouping_gathers_every_text_once_and_answers_the_same() -> None:
+    from namesake.reliability.windows import windows_of
+
+    segs = [Segment("s1", "the cement os argos team met cement os people"), Segment("s2", "argos again")]
+    grouped, asked = windows_of(segs, max_tokens=3), windows_of(segs, max_tokens=3)
+    grouped.group(["argos", "cementos"])
+    assert asked.windows("argos") == grouped.windows("argos") and len(asked.windows("argos")) == 2
+    assert asked.windows("cementos") == grouped.windows("cementos") and len(asked.windows("cementos")) == 2
+    assert set(asked._groups) == set(asked.keys)  # the first ungrouped question gathered every text
+    assert asked.windows("not-in-the-text") == []

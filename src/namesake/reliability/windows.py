@@ -80,10 +80,13 @@ class WindowIndex:
             groups[k].append(packed)
 
     def windows(self, key: str) -> list[Window]:
-        """The windows whose compact text is key, in text order."""
+        """The windows whose compact text is key, in text order.
+
+        A text not gathered by `group` first gathers every text, once: a caller that skips `group` pays one pass
+        over the windows in all, not one per text it asks for."""
         if key not in self._groups:
-            self.group((key,))
-        return [Window.unpack(p) for p in self._groups[key]]
+            self.group(self.keys)
+        return [Window.unpack(p) for p in self._groups.get(key, ())]
 
 
 def windows_of(
