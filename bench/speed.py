@@ -4,7 +4,8 @@ and whole-file throughput (words/s) of `namesake analyze` next to the baseline's
 Both with the language model off and on (the default): its row is what reading everyday words costs; then
 the same with the numpy pass (RELIABILITY_LANGUAGE_MODEL_RUNTIME=numpy, 3 runs), the compiled pass's baseline.
 
-Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40] [--rounds 1] [--throughput-only]
+Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40] [--rounds 1]
+       [--throughput-only | --latency-only]
 """
 
 from __future__ import annotations
@@ -154,7 +155,10 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=40)
     ap.add_argument("--rounds", type=int, default=1, help="alternating rounds of the throughput runs (median ratio)")
     ap.add_argument("--throughput-only", action="store_true", help="skip the per-call latency tables")
+    ap.add_argument("--latency-only", action="store_true", help="skip the whole-file throughput table")
     a = ap.parse_args()
+    if a.throughput_only and a.latency_only:
+        sys.exit("--throughput-only and --latency-only leave nothing to run: give one")
     split = bench_file(a.file)
     with gzip.open(split, "rt") as fh:
         transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]
@@ -162,7 +166,8 @@ def main() -> None:
         latency(a.runs, transcripts, "none")
         latency(a.runs, transcripts, "smollm2")
         latency(min(a.runs, 3), transcripts, "smollm2", lm_pass="numpy")  # the baseline of the compiled pass
-    throughput(split, a.limit, a.rounds)
+    if not a.latency_only:
+        throughput(split, a.limit, a.rounds)
 
 
 if __name__ == "__main__":
