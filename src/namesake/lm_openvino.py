@@ -3,15 +3,21 @@
 Each window is its left words once, then both readings side by side, each seeing the left words and itself
 only (a tree mask), so nothing is computed twice and no keys or values travel between passes; windows are
 packed several to a line, blind to each other, so padding costs next to nothing. The graph
-runs at the CPU's fastest precision (bfloat16 on AMX or AVX-512 BF16 cores, float32 elsewhere), but the logit
-of each scored token is taken in float32 from the states: the drift from the numpy pass stays ~0.1 nat on
-average (docs/architecture.md).
+runs at the CPU's faster precision, measured once per machine (`fastest_runner`: bfloat16 wins on AMX cores and
+on some AVX-512 BF16 ones, float32 on others), but the logit of each scored token is taken in float32 from the
+states: the drift from the numpy pass stays ~0.1 nat on average (docs/architecture.md).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +35,13 @@ LINES_PER_BATCH = 24
 HEAD_ROWS = 128
 _PAD, _LEFT, _ORIGINAL, _FINAL = -1, 0, 1, 2
 Row = tuple[list[int], list[int], list[int]]
+# The precisions weighed on a CPU that has both; float32 must be this much faster to be chosen (the shipped reading
+# trees were fitted on bfloat16 gains), and the probe reads this many windows shaped like a call's (13 left tokens,
+# 3 + 3 reading tokens), after one warm-up read of them.
+PRECISIONS = ("bf16", "f32")
+F32_MARGIN = 0.9
+PROBE_WINDOWS = 24
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -175,16 +188,19 @@ def _graph(m: LlamaModel) -> tuple[Any, Any]:
 class OpenVinoRunner:
     """Compiled body and head: log P(reading) sums for rows of (left, original reading, final reading)."""
 
-    def __init__(self, model: LlamaModel, threads: int | None = None) -> None:
+    def __init__(self, model: LlamaModel, threads: int | None = None, precision: str | None = None) -> None:
         import openvino as ov
 
         self.model = model
         core = ov.Core()
         n = thread_budget() if threads is None else threads
         common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
+        if precision is not None:
+            common["INFERENCE_PRECISION_HINT"] = precision
         body, head = _graph(model)
-        self.precision = core.get_property("CPU", "INFERENCE_PRECISION_HINT").to_string()
-        self._body = core.compile_model(body, "CPU", common).create_infer_request()
+        compiled = core.compile_model(body, "CPU", common)
+        self.precision = compiled.get_property("INFERENCE_PRECISION_HINT").to_string()
+        self._body = compiled.create_infer_request()
         self._head = core.compile_model(head, "CPU", common).create_infer_request()
 
     def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
@@ -203,3 +219,71 @@ class OpenVinoRunner:
             picked = np.einsum("nd,dn->n", states[each], self.model.head_t[:, batch.targets])
             np.add.at(totals, batch.reading, picked - norm)
         return totals.reshape(-1, 2)
+
+
+def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRunner:
+    """The compiled pass at whichever precision reads faster on this CPU, measured once and kept in `keep_in`.
+
+    No rule of CPU flags predicts it: bfloat16 ran 3-5x float32 on AMX cores, 2x on one AVX-512 BF16 host and
+    0.7x on another (docs/architecture.md)."""
+    import openvino as ov
+
+    if "BF16" not in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+        return OpenVinoRunner(model, precision="f32")
+    kept = None if keep_in is None else keep_in / f"precision-{_machine_key(model, ov.__version__)}.json"
+    chosen = _kept_precision(kept)
+    if chosen is not None:
+        return OpenVinoRunner(model, precision=chosen)
+    runners = {p: OpenVinoRunner(model, precision=p) for p in PRECISIONS}
+    rows = _probe_rows(model.embed.shape[0])
+    seconds = {p: _read_seconds(r, rows) for p, r in runners.items()}
+    chosen = "f32" if seconds["f32"] < F32_MARGIN * seconds["bf16"] else "bf16"
+    log.info("language model precision: %s (%s)", chosen, ", ".join(f"{p} {t:.2f} s" for p, t in seconds.items()))
+    if kept is not None:
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            aside = kept.with_suffix(f".{os.getpid()}.tmp")
+            aside.write_text(json.dumps({"precision": chosen, "seconds": seconds}))
+            aside.replace(kept)
+        except OSError as exc:  # a read-only cache: measured again next time
+            log.warning("language model precision not kept in %s: %s", kept, exc)
+    return runners[chosen]
+
+
+def _machine_key(model: LlamaModel, openvino_version: str) -> str:
+    """What the faster precision depends on: the CPU, the runtime, the threads and the model's shape."""
+    try:
+        cpu = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith(("model name", "flags"))]
+    except OSError:
+        cpu = []
+    said = [*cpu[:2], openvino_version, str(thread_budget()), str(len(model.layers)), str(model.d)]
+    return hashlib.sha256("\n".join(said).encode()).hexdigest()[:16]
+
+
+def _kept_precision(kept: Path | None) -> str | None:
+    """The precision measured before on this machine, or None (never measured, or the file unreadable)."""
+    if kept is None or not kept.is_file():
+        return None
+    try:
+        chosen = json.loads(kept.read_text())["precision"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return chosen if chosen in PRECISIONS else None
+
+
+def _probe_rows(vocabulary: int) -> list[Row]:
+    """A fixed batch of windows shaped like a call's, random tokens (only their count matters to the time)."""
+    rng = np.random.default_rng(0)
+    return [
+        ([int(t) for t in rng.integers(1, vocabulary, 13)], [int(t) for t in rng.integers(1, vocabulary, 3)],
+         [int(t) for t in rng.integers(1, vocabulary, 3)])
+        for _ in range(PROBE_WINDOWS)
+    ]  # fmt: skip
+
+
+def _read_seconds(runner: OpenVinoRunner, rows: list[Row]) -> float:
+    """Seconds to read the rows once more after a first read (which pays the kernels' own warm-up)."""
+    runner.log_probs(rows)
+    t0 = time.perf_counter()
+    runner.log_probs(rows)
+    return time.perf_counter() - t0

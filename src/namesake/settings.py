@@ -79,9 +79,12 @@ class Settings(BaseSettings):
     reliability_language_model: Literal["smollm2", "none"] = "smollm2"
     # another llama-architecture GGUF file instead of the bundled one
     reliability_language_model_path: Path | None = None
-    # "openvino": the compiled forward pass (bfloat16 body where the CPU has it, ~3.5x faster); "numpy": float32
+    # "openvino": the compiled forward pass (~3.5x faster; see the precision below); "numpy": float32
     # reference pass, also what runs where OpenVINO cannot load (docs/architecture.md)
     reliability_language_model_runtime: Literal["openvino", "numpy"] = "openvino"
+    # the compiled pass's precision: "auto" measures bfloat16 against float32 once per machine and keeps the faster
+    # (NAMESAKE_CACHE_DIR/language-model/precision-*.json); no CPU flag predicts it (docs/architecture.md)
+    reliability_language_model_precision: Literal["auto", "bf16", "f32"] = "auto"
     reliability_language_model_left_words: Annotated[int, Field(ge=0, le=64)] = 8
     reliability_language_model_right_words: Annotated[int, Field(ge=0, le=64)] = 3
 

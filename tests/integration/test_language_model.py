@@ -88,7 +88,7 @@ def test_a_missing_model_is_said_once_and_the_pipeline_runs_without_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     missing = str(tmp_path / "nowhere.gguf")
-    language_model._LOADED.pop((missing, "openvino"), None)
+    language_model._LOADED.pop((missing, "openvino", "auto"), None)
     with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
         assert load_sentence_scorer(missing) is None
         assert load_sentence_scorer(missing) is None
@@ -172,7 +172,7 @@ def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_
     assert path is not None
     windows = [Window("we had some workers", "comp", "CMP", " claims this quarter")]
     first = SentenceScorer(path, weights_cache=tmp_path)
-    (folder,) = [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert (folder / "index.json").is_file() and (folder / "weights.f32").stat().st_size > 400_000_000
     mapped = SentenceScorer(path, weights_cache=tmp_path)
     assert isinstance(mapped.model.embed, np.memmap) and isinstance(mapped.model.layers[0]["qkv"], np.memmap)
@@ -196,6 +196,47 @@ def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_
     # bfloat16 in the body drifts ~0.1 nat on average (docs/architecture.md); never the side a reading falls on
     assert np.abs(compiled - numpy_pass).max() < 0.75, (compiled, numpy_pass)
     assert (np.sign(compiled) == np.sign(numpy_pass)).all()
+
+
+def test_the_compiled_pass_in_float32_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_path: Path) -> None:
+    from namesake.lm_openvino import OpenVinoRunner
+
+    path = bundled_model_path()
+    assert path is not None
+    f32 = SentenceScorer(path, weights_cache=tmp_path, runtime="openvino", precision="f32")
+    assert f32.runtime == "openvino f32"
+    reference = SentenceScorer(path, weights_cache=tmp_path, runtime="numpy")
+    compiled, numpy_pass = np.array(f32.gains(EVERYDAY)), np.array(reference.gains(EVERYDAY))
+    assert np.abs(compiled - numpy_pass).max() < 0.05, (compiled, numpy_pass)  # the same arithmetic, reordered
+    assert OpenVinoRunner(lm.model, precision="f32").precision == "f32"
+
+
+def test_the_faster_precision_is_measured_once_kept_and_measured_again_when_unreadable(
+    lm: SentenceScorer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import openvino as ov
+
+    from namesake import lm_openvino
+
+    if "BF16" not in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+        pytest.skip("this CPU has no bfloat16: float32 is the only precision, nothing to measure")
+    probes: list[str] = []
+    speeds = {"bf16": 1.0, "f32": 0.5}
+
+    def timed(runner: lm_openvino.OpenVinoRunner, rows: list[lm_openvino.Row]) -> float:
+        probes.append(runner.precision)
+        assert len(rows) == lm_openvino.PROBE_WINDOWS
+        return speeds[runner.precision]
+
+    monkeypatch.setattr(lm_openvino, "_read_seconds", timed)
+    assert lm_openvino.fastest_runner(lm.model, tmp_path).precision == "f32"  # twice as fast: chosen
+    assert sorted(probes) == ["bf16", "f32"]
+    (kept,) = tmp_path.glob("precision-*.json")
+    speeds["f32"] = 0.95  # what a second measurement would say now: never asked, the kept answer stands
+    assert lm_openvino.fastest_runner(lm.model, tmp_path).precision == "f32" and len(probes) == 2
+    kept.write_text("{not json")
+    assert lm_openvino.fastest_runner(lm.model, tmp_path).precision == "bf16"  # measured again: within the margin
+    assert len(probes) == 4 and '"bf16"' in kept.read_text()
 
 
 def test_without_openvino_the_numpy_pass_runs_and_says_so(
