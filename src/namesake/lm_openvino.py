@@ -195,6 +195,8 @@ class OpenVinoRunner:
         core = ov.Core()
         n = thread_budget() if threads is None else threads
         common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
+        if precision == "bf16" and "BF16" not in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+            precision = "f32"  # a CPU without bfloat16 reads in float32 whatever is asked
         if precision is not None:
             common["INFERENCE_PRECISION_HINT"] = precision
         body, head = _graph(model)
