@@ -253,12 +253,14 @@ def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRu
 
 
 def _machine_key(model: LlamaModel, openvino_version: str) -> str:
-    """What the faster precision depends on: the CPU, the runtime, the threads and the model's shape."""
+    """What the faster precision depends on: the CPU, the runtime and the model's shape (not the threads: one or two,
+    the same precision won by about the same ratio, and a pool's one-thread workers then share what a one-call
+    run measured)."""
     try:
         cpu = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith(("model name", "flags"))]
     except OSError:
         cpu = []
-    said = [*cpu[:2], openvino_version, str(thread_budget()), str(len(model.layers)), str(model.d)]
+    said = [*cpu[:2], openvino_version, str(len(model.layers)), str(model.d)]
     return hashlib.sha256("\n".join(said).encode()).hexdigest()[:16]
 
 
