@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from namesake.threads import thread_budget
+from namesake.user_cache import keep
 
 if TYPE_CHECKING:
     from namesake.language_model import LlamaModel
@@ -195,7 +195,7 @@ class OpenVinoRunner:
         core = ov.Core()
         n = thread_budget() if threads is None else threads
         common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
-        if precision == "bf16" and "BF16" not in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+        if precision == "bf16" and not has_bfloat16(core):
             precision = "f32"  # a CPU without bfloat16 reads in float32 whatever is asked
         if precision is not None:
             common["INFERENCE_PRECISION_HINT"] = precision
@@ -230,7 +230,7 @@ def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRu
     0.7x on another (docs/architecture.md)."""
     import openvino as ov
 
-    if "BF16" not in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+    if not has_bfloat16(ov.Core()):
         return OpenVinoRunner(model, precision="f32")
     kept = None if keep_in is None else keep_in / f"precision-{_machine_key(model, ov.__version__)}.json"
     chosen = _kept_precision(kept)
@@ -241,15 +241,14 @@ def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRu
     seconds = {p: _read_seconds(r, rows) for p, r in runners.items()}
     chosen = "f32" if seconds["f32"] < F32_MARGIN * seconds["bf16"] else "bf16"
     log.info("language model precision: %s (%s)", chosen, ", ".join(f"{p} {t:.2f} s" for p, t in seconds.items()))
-    if kept is not None:
-        try:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            aside = kept.with_suffix(f".{os.getpid()}.tmp")
-            aside.write_text(json.dumps({"precision": chosen, "seconds": seconds}))
-            aside.replace(kept)
-        except OSError as exc:  # a read-only cache: measured again next time
-            log.warning("language model precision not kept in %s: %s", kept, exc)
+    if kept is not None:  # where it cannot be kept, the next process measures again
+        keep(kept, json.dumps({"precision": chosen, "seconds": seconds}).encode(), "language model precision")
     return runners[chosen]
+
+
+def has_bfloat16(core: Any) -> bool:
+    """Whether OpenVINO's CPU plugin can run this CPU in bfloat16 at all (else float32 is the only choice)."""
+    return "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
 
 
 def _machine_key(model: LlamaModel, openvino_version: str) -> str:

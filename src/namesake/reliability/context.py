@@ -25,6 +25,7 @@ from pathlib import Path
 
 from namesake.reliability.types import Candidate, Segment
 from namesake.text import Token, tokenize, written_form
+from namesake.user_cache import keep
 
 # The signals fill_context writes: what the other signals cannot know until it has run.
 CONTEXT_SIGNALS = frozenset({"final_elsewhere", "original_elsewhere", "left_is_function", "ctx_original", "ctx_gain"})
@@ -88,13 +89,7 @@ def _counts() -> tuple[dict[str, float], dict[str, float]]:
             pass
     tables = _read_counts("unigrams.txt"), _read_counts("bigrams.txt")
     if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            aside = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            aside.write_bytes(marshal.dumps(tables))
-            aside.replace(path)
-        except OSError as exc:
-            log.warning("word-pair counts not cached in %s: %s", path.parent, exc)
+        keep(path, marshal.dumps(tables), "word-pair counts")
     return tables
 
 
