@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 
 from _common import BENCH_DATA, ROOT, bench_file, right_entity_changes, score
+from namesake.core.settings import Settings
+from namesake.core.text import compact
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
 from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
-from namesake.settings import Settings
-from namesake.text import compact
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
 NOT_LEARNED = {

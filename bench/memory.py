@@ -27,12 +27,12 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import text
 
+from namesake.adapters.runtime import Runtime, open_runtime
+from namesake.adapters.vectors.base import VectorPoint
+from namesake.app.services import build_services
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import CorrectionInput
 from namesake.reliability.types import Candidate
-from namesake.runtime import Runtime, open_runtime
-from namesake.services import build_services
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.vectors.base import VectorPoint
 
 USERS = 1000
 BATCH = 2000

@@ -42,9 +42,9 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from namesake.db import sqlalchemy_url
-from namesake.settings import CORRECTIONS_COLLECTION
-from namesake.vectors.edge import EdgeVectorStore
+from namesake.adapters.db import sqlalchemy_url
+from namesake.adapters.vectors.edge import EdgeVectorStore
+from namesake.core.settings import CORRECTIONS_COLLECTION
 
 ADMIN, ACME, BETA = "bench-admin", "bench-acme", "bench-beta"
 KEYS = f"{ADMIN},{ACME}:tenant-acme,{BETA}:tenant-beta"
@@ -311,8 +311,8 @@ def race(server_url: str) -> dict[str, Any]:
 
 def orphan_collections(st: Stack) -> int:
     """Transcript collections on disk that no transcript row owns (server stopped)."""
-    from namesake.canonical_index import collection_for
-    from namesake.settings import Settings
+    from namesake.core.settings import Settings
+    from namesake.transcripts.canonical_index import collection_for
 
     owned = {collection_for(t, Settings()) for (t,) in st.sql("SELECT id FROM transcripts")}
     on_disk = [p.name for p in (st.data / "qdrant").iterdir() if p.is_dir() and p.name != CORRECTIONS_COLLECTION]

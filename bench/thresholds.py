@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from _common import ROOT
-from namesake.embeddings import build_embedder
-from namesake.settings import Settings
+from namesake.adapters.embeddings import build_embedder
+from namesake.core.settings import Settings
 
 
 def cosines(pairs: list[list[str]], settings: Settings) -> list[float]:

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from namesake.analysis import AnalysisService
-from namesake.canonical_index import ReliabilityRagEnricher
-from namesake.db import Database, open_database, sqlalchemy_url
-from namesake.embeddings import Embedder
-from namesake.language_model import build_context_model
+from namesake.adapters.db import Database, open_database, sqlalchemy_url
+from namesake.adapters.embeddings import Embedder
+from namesake.adapters.runtime import Runtime
+from namesake.adapters.vectors.base import VectorStore
+from namesake.adapters.vectors.edge import EdgeVectorStore
+from namesake.analysis.service import AnalysisService
+from namesake.core.settings import Settings
+from namesake.language_model.scorer import build_language_model
 from namesake.reliability.pipeline import MemoryBooster
-from namesake.runtime import Runtime
-from namesake.settings import Settings
-from namesake.transcripts import TranscriptStore
-from namesake.vectors.base import VectorStore
-from namesake.vectors.edge import EdgeVectorStore
+from namesake.transcripts.canonical_index import ReliabilityRagEnricher
+from namesake.transcripts.store import TranscriptStore
 
 TABLES = (
     "erased_users, job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
@@ -47,7 +47,7 @@ def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if url:
         yield url
         return
-    from namesake.db import start_embedded_postgres
+    from namesake.adapters.db import start_embedded_postgres
 
     url, handle = start_embedded_postgres(tmp_path_factory.mktemp("pg") / "data")
     yield url
@@ -118,7 +118,7 @@ def make_runtime(db: Database, embedder: Embedder) -> Iterator[MakeRuntime]:
             vectors = stores.get(settings.qdrant_store_dir)
             if vectors is None:
                 vectors = stores[settings.qdrant_store_dir] = EdgeVectorStore(settings.qdrant_store_dir)
-        return Runtime(settings, db, vectors, embedder, None, build_context_model(settings))
+        return Runtime(settings, db, vectors, embedder, None, build_language_model(settings))
 
     yield make
     for store in stores.values():
@@ -128,6 +128,6 @@ def make_runtime(db: Database, embedder: Embedder) -> Iterator[MakeRuntime]:
 @pytest.fixture(scope="session")
 def embedder():  # type: ignore[no-untyped-def]
     """The real bundled multilingual USE model (loaded once per session)."""
-    from namesake.embeddings import UniversalSentenceEncoder
+    from namesake.adapters.embeddings import UniversalSentenceEncoder
 
     return UniversalSentenceEncoder(threads=2)

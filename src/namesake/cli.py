@@ -17,16 +17,17 @@ from rich.console import Console
 from rich.table import Table
 
 from namesake import __version__
-from namesake.errors import ConfigurationError, InvalidInputError, NamesakeError
-from namesake.progress import progress
-from namesake.settings import Settings, describe_invalid, get_settings
-from namesake.vocabulary import VocabularyFormat
+from namesake.core.errors import ConfigurationError, InvalidInputError, NamesakeError
+from namesake.core.progress import progress
+from namesake.core.settings import Settings, describe_invalid, get_settings
+from namesake.users.vocabulary import VocabularyFormat
 
 if TYPE_CHECKING:
-    from namesake.analysis import AnalysisResult, StagePool
+    from namesake.analysis.pool import StagePool
+    from namesake.analysis.service import AnalysisResult
+    from namesake.app.services import Services
     from namesake.reliability.inputs import TranscriptIn
     from namesake.reliability.types import Suggestion
-    from namesake.services import Services
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
@@ -94,7 +95,7 @@ def _fail(exc: NamesakeError) -> typer.Exit:
 @db_app.command("upgrade")
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
     """Run migrations up to REVISION on DATABASE_URL (or the embedded PostgreSQL)."""
-    from namesake.db import current_revision, open_database, upgrade
+    from namesake.adapters.db import current_revision, open_database, upgrade
 
     settings = _settings()
     try:
@@ -115,7 +116,7 @@ def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")]
 @db_app.command("current")
 def db_current() -> None:
     """Print the revision the database is at, and the newest one this version ships."""
-    from namesake.db import current_revision, open_database, revisions
+    from namesake.adapters.db import current_revision, open_database, revisions
 
     settings = _settings()
     try:
@@ -139,7 +140,7 @@ def serve(
     import uvicorn
 
     from namesake.api.app import create_app
-    from namesake.logs import configure_logging
+    from namesake.core.logs import configure_logging
 
     configure_logging()
     uvicorn.run(create_app(_settings()), host=host, port=port, log_config=None)
@@ -184,7 +185,7 @@ def analyze(
     ] = False,
 ) -> None:
     """Analyse transcripts and print their suggestions (the benchmark's predictions format), or --apply them."""
-    from namesake.reliability.files import read_transcripts
+    from namesake.analysis.files import read_transcripts
 
     settings = _settings()
     _check_id(user, "--user")
@@ -270,7 +271,7 @@ def _stage_pool(settings: Settings, workers: int) -> Iterator[StagePool | None]:
     if workers <= 1:
         yield None
         return
-    from namesake.analysis import StagePool
+    from namesake.analysis.pool import StagePool
 
     with StagePool(settings, workers) as pool:
         yield pool
@@ -279,8 +280,8 @@ def _stage_pool(settings: Settings, workers: int) -> Iterator[StagePool | None]:
 @contextmanager
 def _open_services(settings: Settings) -> Iterator[Services]:
     """Open the runtime and the services over it (build_services, as the API does); close everything on the way out."""
-    from namesake.runtime import open_runtime
-    from namesake.services import build_services
+    from namesake.adapters.runtime import open_runtime
+    from namesake.app.services import build_services
 
     try:
         runtime = open_runtime(settings)
@@ -347,7 +348,7 @@ def jobs_promote(as_json: JsonOption = False) -> None:
 @jobs_app.command("reconcile")
 def jobs_reconcile(as_json: JsonOption = False) -> None:
     """Make the corrections index agree with PostgreSQL (exit 3 if already running)."""
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     _run_job(
         "reconciliation",
@@ -417,7 +418,7 @@ def demo() -> None:
     """Analyse the bundled sample meetings (English and French) on the embedded stack and print the suggestions."""
     from importlib import resources
 
-    from namesake.reliability.files import parse_transcript
+    from namesake.analysis.files import parse_transcript
 
     settings = _settings()
     with _open_services(settings) as services:
@@ -427,7 +428,7 @@ def demo() -> None:
             f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
             f"embedder {runtime.embedder.name} {runtime.embedder.version}, "
             f"LLM {runtime.llm.name if runtime.llm else 'none'}, "
-            f"language model {_language_model_label(runtime.context_model)}"
+            f"language model {_language_model_label(runtime.language_model)}"
         )
         for name in SAMPLES:
             raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from namesake.adapters.db import Database
 from namesake.api.app import create_app
-from namesake.db import Database
-from namesake.settings import Settings
+from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime, tuned
 
 KEY = "test-key"
@@ -188,7 +188,7 @@ def test_a_form_only_manual_fix_comes_back(client: TestClient) -> None:
 
 
 def test_a_transcript_named_like_a_system_collection_never_touches_it(client: TestClient) -> None:
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     fix = {"user_id": "bob", "transcript_id": "b-1", "segment_id": "1", "start_char": 0, "end_char": 6,
            "original": "Cytova", "final": "Cytiva", "entity_type": "ORG", "segment_text": "Cytova grew"}  # fmt: skip
@@ -221,7 +221,7 @@ def test_every_answer_carries_a_request_id_and_the_callers_is_echoed(client: Tes
 def test_log_lines_are_json_with_the_request_id() -> None:
     import logging
 
-    from namesake.logs import JsonFormatter, RequestIdFilter, request_id
+    from namesake.core.logs import JsonFormatter, RequestIdFilter, request_id
 
     token = request_id.set("req-7")
     try:
@@ -234,7 +234,7 @@ def test_log_lines_are_json_with_the_request_id() -> None:
 
 
 def test_every_error_is_the_json_envelope_and_a_store_failure_leaks_nothing(client: TestClient) -> None:
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     missing = client.get("/v1/nothing-here", headers=AUTH)
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
@@ -303,7 +303,7 @@ def test_with_postgresql_down_every_route_answers_the_json_503(
 
 
 def test_a_manual_fix_sent_twice_counts_once_and_a_failed_one_leaves_nothing(client: TestClient) -> None:
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     fix = {"user_id": "fred", "transcript_id": "f-1", "segment_id": "1", "start_char": 0, "end_char": 6,
            "original": "Cytova", "final": "Cytiva", "segment_text": "Cytova grew"}  # fmt: skip
@@ -345,7 +345,7 @@ def test_a_decision_that_fails_teaches_nothing(client: TestClient) -> None:
     """The suggestion's status and the correction it teaches commit together: a refused UPDATE leaves no memory."""
     from sqlalchemy import text
 
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     runtime = client.app.state.services.runtime  # type: ignore[attr-defined]
     first = _by_original(_analyze(client, "fail-1"))

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from namesake.adapters.db import Database
 from namesake.cli import app
-from namesake.db import Database
-from namesake.settings import Settings
+from namesake.core.settings import Settings
 
 TRANSCRIPT = {
     "transcript_id": "cli-1",
@@ -198,7 +198,7 @@ def test_version() -> None:
 
 
 def test_db_commands_say_where_the_schema_is_and_refuse_what_cannot_be_done(env: dict[str, str]) -> None:
-    from namesake.db import revisions
+    from namesake.adapters.db import revisions
 
     head = revisions()[-1]
     current = CliRunner().invoke(app, ["db", "current"])

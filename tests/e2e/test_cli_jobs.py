@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from namesake.adapters.db import Database
 from namesake.cli import app
-from namesake.db import Database
-from namesake.settings import Settings
+from namesake.core.settings import Settings
 
 
 @pytest.fixture

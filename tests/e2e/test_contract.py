@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from namesake.api.app import create_app
-from namesake.settings import Settings
+from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime, tuned
 from tests.live import live_server
 

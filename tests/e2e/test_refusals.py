@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from namesake.api.app import create_app
-from namesake.settings import Settings
+from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime, tuned
 
 KEY = "test-key"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from namesake.api.app import create_app
-from namesake.settings import Settings
+from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime, tuned
 
 

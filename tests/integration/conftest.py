@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from namesake.runtime import Runtime
-from namesake.settings import Settings
+from namesake.adapters.runtime import Runtime
+from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime
 
 

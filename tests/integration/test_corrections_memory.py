@@ -9,18 +9,18 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, text
 
+from namesake.adapters.embeddings import CachedEmbedder
+from namesake.adapters.models import CorrectionMirror
+from namesake.adapters.runtime import Runtime
+from namesake.adapters.vectors.base import Filter, Match, VectorPoint
+from namesake.core.errors import DimensionMismatchError, StoreError
+from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.bootstrap import PAYLOAD_INDEXES, CorrectionsMemoryBootstrap
-from namesake.corrections_memory.decision import WriteOutcome
+from namesake.corrections_memory.consolidation import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import list_corrections
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
-from namesake.embeddings import CachedEmbedder
-from namesake.errors import DimensionMismatchError, StoreError
-from namesake.models import CorrectionMirror
 from namesake.reliability.types import Candidate
-from namesake.runtime import Runtime
-from namesake.settings import CORRECTIONS_COLLECTION
-from namesake.vectors.base import Filter, Match, VectorPoint
 from tests.conftest import tuned
 
 
@@ -229,8 +229,8 @@ def test_mirror_rows_are_counted_per_user(memory: Runtime) -> None:
 def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: Runtime) -> None:
     from sqlalchemy import update
 
+    from namesake.adapters.models import CorrectionMirror
     from namesake.corrections_memory.repository import active_corrections
-    from namesake.models import CorrectionMirror
 
     now = datetime.now(UTC)
     writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)

@@ -8,7 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from namesake.db import start_embedded_postgres
+from namesake.adapters.db import start_embedded_postgres
 
 
 def _plain(uri: str) -> str:

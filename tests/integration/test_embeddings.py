@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake.embeddings import (
+from namesake.adapters.embeddings import (
     BgeM3Embedder,
     CachedEmbedder,
     Embedder,
@@ -16,7 +16,7 @@ from namesake.embeddings import (
     _compiled_tokenizer,
     check_bge_m3_folder,
 )
-from namesake.errors import ConfigurationError
+from namesake.core.errors import ConfigurationError
 
 
 def test_bundled_use_gives_normalised_512d_vectors(embedder: Embedder) -> None:
@@ -50,7 +50,7 @@ def test_the_encoder_waits_while_another_thread_holds_the_blas_lock() -> None:
     import threading
     import time
 
-    from namesake.threads import BLAS_LOCK
+    from namesake.core.threads import BLAS_LOCK
 
     encoder = UniversalSentenceEncoder(threads=1)
     encoder.embed(["warm"])
@@ -111,7 +111,7 @@ def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: E
     """Measured on labelled pairs (bench/thresholds.py): no other correction reaches the boost, some slips do."""
     import json
 
-    from namesake.settings import Settings
+    from namesake.core.settings import Settings
 
     data = json.loads((Path(__file__).parent.parent / "data" / "memory_pairs.json").read_text())
     s = Settings()
@@ -130,7 +130,7 @@ def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: E
 def test_embedding_on_one_thread_while_workers_hold_the_cores_gives_the_same_vectors(
     embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from namesake.embeddings import UniversalSentenceEncoder
+    from namesake.adapters.embeddings import UniversalSentenceEncoder
 
     assert isinstance(embedder, UniversalSentenceEncoder)
     texts = [f"Cytiva and Danaher, call {i}" for i in range(40)]

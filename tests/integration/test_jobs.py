@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 from sqlalchemy import func, insert, select, text
 
-from namesake.canonical_index import collection_for
+from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror, JobRun, Transcript, User
+from namesake.adapters.runtime import Runtime
+from namesake.adapters.vectors.base import VectorPoint, VectorStore
+from namesake.core.errors import VectorStoreError
+from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, mirror_payload
-from namesake.errors import VectorStoreError
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobAlreadyRunningError
-from namesake.models import CanonicalVocabulary, CorrectionMirror, JobRun, Transcript, User
-from namesake.runtime import Runtime
-from namesake.settings import CORRECTIONS_COLLECTION
-from namesake.vectors.base import VectorPoint, VectorStore
+from namesake.transcripts.canonical_index import collection_for
 from tests.conftest import analysis_service, retuned
 
 NOW = datetime.now(UTC)
@@ -208,9 +208,9 @@ def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> No
 
 
 def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: Runtime) -> None:
+    from namesake.app.scheduler import start_scheduler
+    from namesake.app.services import build_services
     from namesake.jobs.runner import run_exclusive
-    from namesake.jobs.scheduler import start_scheduler
-    from namesake.services import build_services
 
     at_four = retuned(memory, reliability_corrections_memory_promo_run_hour_utc=4)
     scheduler = start_scheduler(build_services(at_four))

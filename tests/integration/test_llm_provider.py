@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from namesake.errors import LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
-from namesake.llm import OpenAICompatibleProvider, parse_json_object
+from namesake.adapters.remote_llm import OpenAICompatibleProvider, parse_json_object
+from namesake.core.errors import LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
 from tests.fakes.llm_server import ScriptedLLM, serve_llm
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from namesake.llm import OpenAICompatibleProvider
+from namesake.adapters.remote_llm import OpenAICompatibleProvider
+from namesake.core.settings import Settings
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, Segment
-from namesake.settings import Settings
 from tests.fakes.llm_server import ScriptedLLM, serve_llm
 
 DICT = CanonicalDictionary({"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Danaher", "Beckman"]})
@@ -105,7 +105,7 @@ def test_a_429_silences_the_provider_across_runs_for_its_retry_after() -> None:
 def test_retry_after_is_read_as_seconds_or_a_date_and_capped() -> None:
     from datetime import UTC, datetime
 
-    from namesake.llm import MAX_RETRY_AFTER, retry_after
+    from namesake.adapters.remote_llm import MAX_RETRY_AFTER, retry_after
 
     now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
     assert retry_after("17", 30.0) == 17.0 and retry_after(None, 30.0) == 30.0 and retry_after("soon", 30.0) == 30.0

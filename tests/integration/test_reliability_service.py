@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from namesake.canonical_index import ReliabilityRagEnricher
-from namesake.errors import ConflictError, InputTooLargeError, InvalidInputError
-from namesake.models import SuggestionRow
+from namesake.adapters.models import SuggestionRow
+from namesake.adapters.runtime import Runtime
+from namesake.adapters.vectors.base import VectorPoint
+from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.reliability.canonical import chunk_payloads
 from namesake.reliability.inputs import TranscriptIn
 from namesake.reliability.types import SuggestionStatus
-from namesake.runtime import Runtime
-from namesake.vectors.base import VectorPoint
+from namesake.transcripts.canonical_index import ReliabilityRagEnricher
 from tests.conftest import analysis_service, retuned
 
 _service = analysis_service
@@ -150,7 +150,7 @@ def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local
 def test_a_stage_pool_starts_its_workers_when_made_and_serves_analyze_many(runtime: Runtime) -> None:
     import multiprocessing
 
-    from namesake.analysis import StagePool
+    from namesake.analysis.pool import StagePool
 
     before = len(multiprocessing.active_children())
     batch = [_transcript(f"p{i}") for i in range(3)]
@@ -171,7 +171,7 @@ def test_a_stage_pool_starts_its_workers_when_made_and_serves_analyze_many(runti
 def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
     runtime: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import namesake.canonical_index as index
+    import namesake.transcripts.canonical_index as index
 
     monkeypatch.setattr(index, "SCROLL_PAGE", 4)  # 30 chunks: eight pages
     words = [f"word{i:04d}" for i in range(3000)]
@@ -198,9 +198,9 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
 
 
 def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtime) -> None:
-    from namesake.canonical_index import collection_for
     from namesake.jobs import tasks
-    from namesake.retention import delete_transcript
+    from namesake.transcripts.canonical_index import collection_for
+    from namesake.transcripts.retention import delete_transcript
 
     service = _service(runtime)
     service.analyze(_transcript("t1", user_id="alice"))  # t1's list lives in "transcript--t1"
@@ -218,9 +218,9 @@ def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtim
 
 def _orphans(rt: Runtime) -> tuple[int, list[str]]:
     """Points of no mirror row, and transcript collections of no transcript row."""
-    from namesake.canonical_index import collection_for
-    from namesake.models import CorrectionMirror, Transcript
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.adapters.models import CorrectionMirror, Transcript
+    from namesake.core.settings import CORRECTIONS_COLLECTION
+    from namesake.transcripts.canonical_index import collection_for
 
     with rt.db.session() as s:
         owned = {collection_for(t, rt.settings) for t in s.scalars(select(Transcript.id))}
@@ -240,10 +240,10 @@ def test_erasure_wins_every_race_with_the_users_writes(runtime: Runtime) -> None
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
+    from namesake.adapters.models import User
+    from namesake.app.services import build_services
+    from namesake.core.errors import NamesakeError
     from namesake.corrections_memory.writer import CorrectionInput
-    from namesake.errors import NamesakeError
-    from namesake.models import User
-    from namesake.services import build_services
 
     services = build_services(runtime)
     refused: list[str] = []
@@ -280,7 +280,7 @@ def test_erasure_wins_every_race_with_the_users_writes(runtime: Runtime) -> None
 def test_a_read_racing_a_transcript_delete_finds_no_list_rather_than_failing(runtime: Runtime) -> None:
     import dataclasses
 
-    from namesake.canonical_index import collection_for
+    from namesake.transcripts.canonical_index import collection_for
 
     service = _service(runtime)
     service.index_entities("t-gone", None, {"orgs": ["Cytiva"]})

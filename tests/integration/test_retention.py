@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select, update
 
-from namesake.canonical_index import collection_for
-from namesake.errors import NotFoundError
+from namesake.adapters.models import SuggestionRow, Transcript
+from namesake.adapters.runtime import Runtime
+from namesake.app.services import build_services
+from namesake.core.errors import NotFoundError
 from namesake.jobs import tasks
-from namesake.models import SuggestionRow, Transcript
 from namesake.reliability.inputs import TranscriptIn
-from namesake.retention import delete_transcript, expire_transcripts
-from namesake.runtime import Runtime
-from namesake.services import build_services
+from namesake.transcripts.canonical_index import collection_for
+from namesake.transcripts.retention import delete_transcript, expire_transcripts
 from tests.conftest import retuned
 
 ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]}

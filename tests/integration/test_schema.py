@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import create_engine, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
-from namesake.db import (
+from namesake.adapters.db import (
     SCHEMA_HEAD,
     Database,
     current_revision,
@@ -23,9 +23,9 @@ from namesake.db import (
     sqlalchemy_url,
     upgrade,
 )
-from namesake.errors import ConflictError
-from namesake.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
-from namesake.settings import Settings
+from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror, SuggestionRow, Transcript, User
+from namesake.core.errors import ConflictError
+from namesake.core.settings import Settings
 from tests.conftest import _scratch_database
 
 
@@ -166,7 +166,7 @@ def test_a_database_behind_head_is_migrated_when_opened_and_one_at_head_opens_wi
 
 
 OPEN_AND_SAY_IF_ALEMBIC_LOADED = (
-    "import sys; from namesake.db import open_database; from namesake.settings import Settings; "
+    "import sys; from namesake.adapters.db import open_database; from namesake.core.settings import Settings; "
     "open_database(Settings()).close(); print('alembic:', any(m.startswith('alembic') for m in sys.modules))"
 )
 
@@ -176,7 +176,7 @@ def test_models_match_the_migration(db: Database) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from namesake.models import Base
+    from namesake.adapters.models import Base
 
     with db.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)

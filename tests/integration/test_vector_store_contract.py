@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake.errors import (
+from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range, VectorPoint, VectorStore
+from namesake.adapters.vectors.edge import EdgeVectorStore
+from namesake.adapters.vectors.server import ServerVectorStore
+from namesake.core.errors import (
     CollectionNotFoundError,
     DimensionMismatchError,
     InvalidInputError,
     VectorStoreError,
 )
-from namesake.vectors.base import Filter, Match, MatchAny, Range, VectorPoint, VectorStore
-from namesake.vectors.edge import EdgeVectorStore
-from namesake.vectors.server import ServerVectorStore
 
 DIM = 8
 
@@ -192,12 +192,12 @@ def test_a_write_to_an_embedded_shard_is_kept_by_a_process_that_dies_before_clos
     import subprocess
     import sys
 
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     script = (
-        "import os, pathlib; from namesake.vectors.edge import EdgeVectorStore; "
+        "import os, pathlib; from namesake.adapters.vectors.edge import EdgeVectorStore; "
         f"s = EdgeVectorStore(pathlib.Path({str(tmp_path / 'q')!r})); "
-        f"from namesake.vectors.base import VectorPoint; v = [1.0] + [0.0] * {DIM - 1}; "
+        f"from namesake.adapters.vectors.base import VectorPoint; v = [1.0] + [0.0] * {DIM - 1}; "
         f"[s.ensure_collection(n, {DIM}) for n in ('transcript--t1', {CORRECTIONS_COLLECTION!r})]; "
         "ids = [f'00000000-0000-0000-0000-00000000000{i}' for i in range(1, 4)]; "
         "[s.upsert(n, [VectorPoint(i, v, {'i': i}) for i in ids]) for n in ('transcript--t1', "
@@ -214,7 +214,7 @@ def test_a_write_to_an_embedded_shard_is_kept_by_a_process_that_dies_before_clos
 def test_a_transcript_shard_made_with_a_write_ahead_log_still_opens_and_takes_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import namesake.vectors.edge as edge
+    import namesake.adapters.vectors.edge as edge
 
     with monkeypatch.context() as m:  # made before transcript shards went without: Edge cannot change it after
         m.setattr(edge, "_has_wal", lambda name: True)
@@ -232,14 +232,14 @@ def test_an_embedded_store_held_by_another_process_says_so_at_once(tmp_path: Pat
     import subprocess
     import sys
 
-    from namesake.errors import StoreInUseError
+    from namesake.core.errors import StoreInUseError
 
     holder = EdgeVectorStore(tmp_path / "qdrant")
     holder.ensure_collection("held", DIM)
     holder.upsert("held", _points(1))
     holder.close()
     script = (
-        "import sys, time; from namesake.vectors.edge import EdgeVectorStore; "
+        "import sys, time; from namesake.adapters.vectors.edge import EdgeVectorStore; "
         f"s = EdgeVectorStore(__import__('pathlib').Path({str(tmp_path / 'qdrant')!r})); s.count('held'); "
         "print('holding', flush=True); time.sleep(30)"
     )
@@ -258,7 +258,7 @@ def test_an_embedded_store_held_by_another_process_says_so_at_once(tmp_path: Pat
 def test_the_embedded_store_keeps_a_bounded_number_of_collections_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import namesake.vectors.edge as edge
+    import namesake.adapters.vectors.edge as edge
 
     monkeypatch.setattr(edge, "MAX_OPEN_SHARDS", 3)
     store = EdgeVectorStore(tmp_path / "qdrant")
@@ -285,7 +285,7 @@ def _search_threads() -> int:
 def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import namesake.vectors.edge as edge
+    import namesake.adapters.vectors.edge as edge
 
     before = _search_threads()
     store = EdgeVectorStore(tmp_path / "q")
@@ -305,7 +305,7 @@ def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
     assert [len(again.query(f"t{i}", _unit(i), limit=2)) for i in range(3)] == [2, 2, 2]
     assert _search_threads() - before <= 3 * edge.TRANSCRIPT_SEARCH_THREADS
     again.close()
-    from namesake.settings import SHARED_CANONICAL_COLLECTION
+    from namesake.core.settings import SHARED_CANONICAL_COLLECTION
 
     shared = EdgeVectorStore(tmp_path / "shared")  # many transcripts' lists, many segments: Edge's own pool
     start = _search_threads()
@@ -317,7 +317,7 @@ def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
 def test_the_embedded_memory_has_no_graph_and_answers_the_same_once_optimized(tmp_path: Path) -> None:
     import json
 
-    from namesake.settings import CORRECTIONS_COLLECTION
+    from namesake.core.settings import CORRECTIONS_COLLECTION
 
     s = EdgeVectorStore(tmp_path / "q")
     s.ensure_collection(CORRECTIONS_COLLECTION, DIM)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from namesake.adapters.runtime import Runtime
+from namesake.app.warmup import POOL_CONNECTIONS, warm_up
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.reliability.context import word_pairs
-from namesake.runtime import Runtime
-from namesake.warmup import POOL_CONNECTIONS, warm_up
 
 
 def test_warm_up_loads_the_models_and_opens_the_pool(runtime: Runtime) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from namesake.core.settings import Settings
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
 from namesake.reliability.explain import FLAGS, REASONS
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, Decision, RememberedCorrection, Segment
-from namesake.settings import Settings
 
 TEXT = "Turning to extra energy partners, liquidity was strong."
 

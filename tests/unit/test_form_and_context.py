@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from namesake.core.settings import Settings
+from namesake.core.text import changes_text, form_differs, written_form
 from namesake.reliability import context
 from namesake.reliability.context import count_phrases, counts_file, keep_counts_in, phrase_logp, word_pairs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.types import CanonicalDictionary, Segment
-from namesake.settings import Settings
-from namesake.text import changes_text, form_differs, written_form
 
 FORMS = CanonicalDictionary({"orgs": ["Tallgrass", "Datadog"], "acronyms": ["EBITDA", "KPI"], "places": ["Göttingen"],
                              "keywords": ["revenue"]})  # fmt: skip

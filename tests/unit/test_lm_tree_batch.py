@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from namesake.lm_openvino import pack, tree_batch
+from namesake.language_model.compiled import pack, tree_batch
 
 
 def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_end() -> None:

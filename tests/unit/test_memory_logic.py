@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from namesake.corrections_memory.decision import Existing, SemanticHit, WriteOutcome, decide_write
+from namesake.adapters.vectors.base import Match
+from namesake.core.errors import InvalidInputError
+from namesake.core.settings import Settings
+from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteOutcome, decide_write
 from namesake.corrections_memory.scope import memory_filter
-from namesake.errors import InvalidInputError
 from namesake.reliability.memory_policy import (
     BoostParams,
     boost_for,
@@ -22,8 +24,6 @@ from namesake.reliability.memory_policy import (
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment, TaughtMatch
 from namesake.reliability.windows import function_words
-from namesake.settings import Settings
-from namesake.vectors.base import Match
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from namesake.core.settings import Settings
 from namesake.reliability.candidates import spot_candidates, token_set_similarity, word_for_letters
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
@@ -21,7 +22,6 @@ from namesake.reliability.types import (
     TaughtMatch,
     spoken_forms,
 )
-from namesake.settings import Settings
 
 DICT = CanonicalDictionary(
     {

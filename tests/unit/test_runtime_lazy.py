@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from namesake import runtime as runtime_module
-from namesake.runtime import Runtime
-from namesake.settings import Settings
+from namesake.adapters import runtime as runtime_module
+from namesake.adapters.runtime import Runtime
+from namesake.core.settings import Settings
 
 
 def test_the_language_model_is_loaded_on_first_use_and_only_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -18,9 +18,9 @@ def test_the_language_model_is_loaded_on_first_use_and_only_once(monkeypatch: py
         loads.append(settings)
         return None  # as when the model is off or cannot load
 
-    monkeypatch.setattr(runtime_module, "build_context_model", build)
+    monkeypatch.setattr(runtime_module, "build_language_model", build)
     stores: Any = None
     rt = Runtime(Settings(), stores, stores, stores, None, runtime_module.NOT_LOADED)
     assert loads == []
-    assert rt.context_model is None and rt.context_model is None
+    assert rt.language_model is None and rt.language_model is None
     assert len(loads) == 1

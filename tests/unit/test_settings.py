@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from namesake.settings import Settings, describe_invalid, get_settings
+from namesake.core.settings import Settings, describe_invalid, get_settings
 
 
 def test_seed_names_are_read_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,7 +54,7 @@ def test_an_invalid_setting_is_named_as_the_environment_variable(monkeypatch: py
 
 
 def test_the_jobs_run_in_the_server_on_the_embedded_default_and_not_beside_servers() -> None:
-    from namesake.settings import jobs_run_here
+    from namesake.core.settings import jobs_run_here
 
     assert jobs_run_here(Settings(database_url=None)) is True
     assert jobs_run_here(Settings(database_url="postgresql://x/y")) is False
@@ -68,7 +68,7 @@ def test_a_removed_or_misspelt_setting_is_named_not_silently_ignored(
     monkeypatch.setenv("RELIABILITY_RAG_CANONICAL_MAX_ITEMS", "50")
     monkeypatch.setenv("RELIABILITY_AUTO_APLY_THRESHOLD", "0.3")
     monkeypatch.setenv("NAMESAKE_BENCH_DATA", "/data")  # the benches' own variable
-    with caplog.at_level("WARNING", logger="namesake.settings"):
+    with caplog.at_level("WARNING", logger="namesake.core.settings"):
         get_settings()
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "RELIABILITY_RAG_CANONICAL_MAX_ITEMS is set but no longer read" in said

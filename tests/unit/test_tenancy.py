@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from namesake.canonical_index import SYSTEM_COLLECTIONS, collection_for, legacy_collection
-from namesake.errors import InvalidInputError
-from namesake.settings import Settings, get_settings
-from namesake.tenancy import Scope, key_scopes, tenant_of
+from namesake.core.errors import InvalidInputError
+from namesake.core.settings import Settings, get_settings
+from namesake.core.tenancy import Scope, key_scopes, tenant_of
+from namesake.transcripts.canonical_index import SYSTEM_COLLECTIONS, collection_for, legacy_collection
 
 
 def test_keys_are_bare_admin_or_tenant_scoped(monkeypatch: pytest.MonkeyPatch) -> None:

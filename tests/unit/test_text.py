@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from namesake.text import compact, normalise, phonetic_keys, tokenize, word_frequency
+from namesake.core.text import compact, normalise, phonetic_keys, tokenize, word_frequency
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from namesake.errors import ConfigurationError
+from namesake.core.errors import ConfigurationError
+from namesake.core.settings import Settings
 from namesake.reliability.scorer import Scorer, confidence
 from namesake.reliability.trees import (
     BUNDLED_MODEL,
@@ -19,7 +20,6 @@ from namesake.reliability.trees import (
     TreeModel,
     load_model,
 )
-from namesake.settings import Settings
 
 # edit <= 0.8 → -1.0; else commonness <= 0.5 → +2.0, else → 0.0; second tree: a single leaf (+0.5)
 MODEL = {

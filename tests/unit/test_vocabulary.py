@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from namesake.vocabulary import (
+from namesake.users.vocabulary import (
     ASSEMBLYAI_MAX_WORDS,
     DEEPGRAM_KEYTERM_TOKENS,
     DEEPGRAM_KEYTERMS,

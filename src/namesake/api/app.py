@@ -16,19 +16,19 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 
 from namesake import __version__
+from namesake.adapters.runtime import Runtime, open_runtime
 from namesake.api import errors
 from namesake.api.deps import require_admin, require_key
 from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
 from namesake.api.schemas import errors as error_responses
-from namesake.jobs.scheduler import start_scheduler
-from namesake.logs import request_id
-from namesake.metrics import Metrics
+from namesake.app.metrics import Metrics
+from namesake.app.scheduler import start_scheduler
+from namesake.app.services import build_services
+from namesake.app.warmup import warm_up
+from namesake.core.logs import request_id
+from namesake.core.settings import Settings, get_settings, jobs_run_here
+from namesake.core.tenancy import key_scopes
 from namesake.reliability.inputs import find_nul
-from namesake.runtime import Runtime, open_runtime
-from namesake.services import build_services
-from namesake.settings import Settings, get_settings, jobs_run_here
-from namesake.tenancy import key_scopes
-from namesake.warmup import warm_up
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128

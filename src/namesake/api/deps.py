@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from namesake.errors import ForbiddenError, UnauthorizedError
+from namesake.app.services import Services
+from namesake.core.errors import ForbiddenError, UnauthorizedError
+from namesake.core.tenancy import Scope
 from namesake.reliability.inputs import ID_PATTERN
-from namesake.services import Services
-from namesake.tenancy import Scope
 
 
 def get_services(request: Request) -> Services:

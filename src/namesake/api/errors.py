@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from namesake.errors import (
+from namesake.core.errors import (
     ConflictError,
     ForbiddenError,
     GoneError,
@@ -21,7 +21,7 @@ from namesake.errors import (
     StoreError,
     UnauthorizedError,
 )
-from namesake.tenancy import Scope
+from namesake.core.tenancy import Scope
 
 log = logging.getLogger(__name__)
 STATUS: list[tuple[type[NamesakeError], int]] = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from namesake.embeddings import Embedder
-from namesake.errors import DimensionMismatchError
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.vectors.base import IndexKind, VectorStore
+from namesake.adapters.embeddings import Embedder
+from namesake.adapters.vectors.base import IndexKind, VectorStore
+from namesake.core.errors import DimensionMismatchError
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 
 PAYLOAD_INDEXES: tuple[tuple[str, IndexKind, bool], ...] = (
     ("user_id", "keyword", True),  # tenant key: co-locates a user's points on a server

@@ -8,14 +8,21 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.canonical_index import drop_transcript_entities
+from namesake.adapters.db import Database
+from namesake.adapters.models import (
+    CanonicalVocabulary,
+    CorrectionMirror,
+    ForgottenRefusal,
+    SuggestionRow,
+    Transcript,
+    User,
+)
+from namesake.adapters.vectors.base import VectorStore
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
-from namesake.db import Database
-from namesake.models import CanonicalVocabulary, CorrectionMirror, ForgottenRefusal, SuggestionRow, Transcript, User
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.users import mark_erased, user_lock_key
-from namesake.vectors.base import VectorStore
+from namesake.transcripts.canonical_index import drop_transcript_entities
+from namesake.users.claims import mark_erased, user_lock_key
 
 PAGE = 1000
 Progress = Callable[[str, int], None]

@@ -7,12 +7,12 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.db import Database
-from namesake.errors import NotFoundError
-from namesake.models import CorrectionMirror
-from namesake.settings import CORRECTIONS_COLLECTION
-from namesake.users import claim_user
-from namesake.vectors.base import VectorStore
+from namesake.adapters.db import Database
+from namesake.adapters.models import CorrectionMirror
+from namesake.adapters.vectors.base import VectorStore
+from namesake.core.errors import NotFoundError
+from namesake.core.settings import CORRECTIONS_COLLECTION
+from namesake.users.claims import claim_user
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from sqlalchemy import ColumnElement, CursorResult, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.db import Database
-from namesake.models import CanonicalVocabulary, CorrectionMirror
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.tenancy import SEPARATOR, key_scopes
-from namesake.vectors.base import VectorStore
+from namesake.adapters.db import Database
+from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror
+from namesake.adapters.vectors.base import VectorStore
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.core.tenancy import SEPARATOR, key_scopes
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int], None]
@@ -46,7 +46,7 @@ def eligible(*, now: datetime, min_freq: int) -> ColumnElement[bool]:
     )
 
 
-# A stored user id's tenant ('' for the default namespace): namesake.tenancy.tenant_of in SQL.
+# A stored user id's tenant ('' for the default namespace): namesake.core.tenancy.tenant_of in SQL.
 _TENANT = f"CASE WHEN strpos(user_id, '{SEPARATOR}') > 0 THEN split_part(user_id, '{SEPARATOR}', 1) ELSE '' END"
 _SUPPORT = f"count(DISTINCT user_id) >= :min_users AND count(DISTINCT {_TENANT}) >= :min_tenants"
 _SUPPORTED = f"""

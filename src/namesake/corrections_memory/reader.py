@@ -6,14 +6,14 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from namesake.adapters.embeddings import Embedder
+from namesake.adapters.vectors.base import VectorStore
+from namesake.core.errors import EmbedderError, VectorStoreError
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.scope import memory_filter
-from namesake.embeddings import Embedder
-from namesake.errors import EmbedderError, VectorStoreError
 from namesake.reliability.memory_policy import BoostParams, boost_for, take_remembered_final
 from namesake.reliability.pipeline import BoostStats
 from namesake.reliability.types import Candidate
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.vectors.base import VectorStore
 
 log = logging.getLogger(__name__)
 

@@ -10,14 +10,14 @@ from typing import Any
 
 from sqlalchemy import select
 
-from namesake.canonical_index import collection_for, is_transcript_collection
+from namesake.adapters.db import Database
+from namesake.adapters.embeddings import Embedder
+from namesake.adapters.models import CorrectionMirror, Transcript
+from namesake.adapters.vectors.base import VectorPoint, VectorStore
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import mirror_payload
-from namesake.db import Database
-from namesake.embeddings import Embedder
-from namesake.models import CorrectionMirror, Transcript
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.users import COLLECTIONS_LOCK
-from namesake.vectors.base import VectorPoint, VectorStore
+from namesake.transcripts.canonical_index import collection_for, is_transcript_collection
+from namesake.users.claims import COLLECTIONS_LOCK
 
 SCROLL_PAGE = 1000
 Progress = Callable[[int], None]

@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from namesake.db import Database
-from namesake.models import CorrectionMirror
+from namesake.adapters.db import Database
+from namesake.adapters.models import CorrectionMirror
 from namesake.reliability.types import RememberedCorrection
 
 

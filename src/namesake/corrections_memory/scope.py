@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from namesake.errors import InvalidInputError
-from namesake.vectors.base import Filter, Match, Range
+from namesake.adapters.vectors.base import Filter, Match, Range
+from namesake.core.errors import InvalidInputError
 
 
 def memory_filter(

@@ -6,11 +6,11 @@ from enum import StrEnum
 
 from sqlalchemy import any_, func, literal, select, text
 
+from namesake.adapters.models import CorrectionMirror
+from namesake.adapters.vectors.base import VectorPoint
+from namesake.core.errors import ConflictError
+from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.writer import CorrectionMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
-from namesake.errors import ConflictError
-from namesake.models import CorrectionMirror
-from namesake.settings import CORRECTIONS_COLLECTION
-from namesake.vectors.base import VectorPoint
 
 
 class UnteachOutcome(StrEnum):

@@ -13,17 +13,17 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from namesake.corrections_memory.decision import Existing, SemanticHit, WriteDecision, WriteOutcome, decide_write
+from namesake.adapters.db import Database
+from namesake.adapters.embeddings import Embedder
+from namesake.adapters.models import CorrectionMirror, User
+from namesake.adapters.vectors.base import VectorPoint, VectorStore
+from namesake.core.errors import InvalidInputError, NamesakeError
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.core.text import compact, context_around, normalise
+from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteDecision, WriteOutcome, decide_write
 from namesake.corrections_memory.scope import memory_filter
-from namesake.db import Database
-from namesake.embeddings import Embedder
-from namesake.errors import InvalidInputError, NamesakeError
-from namesake.models import CorrectionMirror, User
 from namesake.reliability.types import ENTITY_TYPES_SAID, entity_type_of
-from namesake.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.text import compact, context_around, normalise
-from namesake.users import claim_user
-from namesake.vectors.base import VectorPoint, VectorStore
+from namesake.users.claims import claim_user
 
 log = logging.getLogger(__name__)
 PAYLOAD_SCHEMA_VERSION = 1

@@ -1,1 +1,1 @@
-"""Maintenance jobs: single-runner execution (advisory lock), run records, scheduling."""
+"""Maintenance jobs: single-runner execution (advisory lock), run records, and the jobs themselves."""

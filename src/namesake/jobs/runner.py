@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy import func, update
 
-from namesake.db import Database
-from namesake.errors import ConflictError
-from namesake.models import JobRun
+from namesake.adapters.db import Database
+from namesake.adapters.models import JobRun
+from namesake.core.errors import ConflictError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

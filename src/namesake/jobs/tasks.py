@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from namesake import retention
+from namesake.adapters.runtime import Runtime
 from namesake.corrections_memory.cleanup import CorrectionsMemoryCleanup, ErasureReceipt
 from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
 from namesake.corrections_memory.reconcile import CorrectionsMemoryReconciler
 from namesake.jobs.runner import JobOutcome, run_exclusive
-from namesake.runtime import Runtime
+from namesake.transcripts import retention
 
 
 def promote(

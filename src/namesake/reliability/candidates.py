@@ -12,6 +12,7 @@ from collections import defaultdict
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
 from namesake.reliability.remembered import remembered_candidates
 from namesake.reliability.types import (
@@ -34,7 +35,6 @@ from namesake.reliability.windows import (
     window_candidate,
     windows_of,
 )
-from namesake.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 
 # Fuzzy matches kept per window, nearest first (exact phonetic and spelled-letter matches are always kept).
 NEAREST_ENTRIES = 3

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from namesake.errors import InvalidInputError
+from namesake.core.errors import InvalidInputError
 from namesake.reliability.types import LIST_TYPES, CanonicalDictionary
 
 CANONICAL_LISTS = tuple(LIST_TYPES)

@@ -13,9 +13,9 @@ import re
 from collections import defaultdict
 from dataclasses import replace
 
+from namesake.core.text import compact
 from namesake.reliability.memory_policy import apply_refusals
 from namesake.reliability.types import Candidate, Decision, RememberedCorrection
-from namesake.text import compact
 
 # What marks an edge-word form fix among a transcript's suggestions (stored with it, shown by the page).
 EDGE_FORM = "edge_form"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from namesake.core.text import compact, form_differs, normalise
 from namesake.reliability.memory_policy import taught, taught_in_like_context
 from namesake.reliability.types import Candidate, CanonicalEntry
-from namesake.text import compact, form_differs, normalise
 
 INFLECTIONS = ("s", "es")
 

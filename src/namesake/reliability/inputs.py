@@ -7,16 +7,16 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
 
-from namesake.errors import InputTooLargeError, InvalidInputError
+from namesake.core.errors import InputTooLargeError, InvalidInputError
+from namesake.core.settings import Settings
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.types import ENTITY_TYPES_SAID, Segment, Word, entity_type_of
-from namesake.settings import Settings
 
 # PostgreSQL's text and JSONB cannot hold U+0000; an offset beyond this does not fit its integer.
 NUL = "\x00"
 MAX_OFFSET = 2**31 - 1
 
-# An id as stored: an admin may name a tenant's data as TENANT~id (namesake.tenancy); a tenant key may not.
+# An id as stored: an admin may name a tenant's data as TENANT~id (namesake.core.tenancy); a tenant key may not.
 ID_PATTERN = r"^(?:[a-z0-9][a-z0-9-]{0,31}~)?[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=233, pattern=ID_PATTERN)]
 

@@ -8,11 +8,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from namesake.errors import LLMCoolingDownError, LLMError, LLMRateLimitedError
+from namesake.core.errors import LLMCoolingDownError, LLMError, LLMRateLimitedError
+from namesake.core.text import compact
 from namesake.reliability.ports import LLMProvider
 from namesake.reliability.prompts import SYSTEM_PROMPT, build_user_prompt, canonical_list, context_of
 from namesake.reliability.types import Candidate, CanonicalDictionary, Mode
-from namesake.text import compact
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from namesake.core.settings import Settings
+from namesake.core.text import compact, normalise
 from namesake.reliability.trees import TreeModel
 from namesake.reliability.types import DECISION_RANK, Candidate, Decision, RememberedCorrection
-from namesake.settings import Settings
-from namesake.text import compact, normalise
 
 # What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
 # often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,

@@ -8,13 +8,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from namesake.core.settings import Settings
+from namesake.core.text import changes_text, tokenize
+from namesake.core.threads import thread_budget
 from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
-from namesake.reliability.ports import ContextModel, LLMProvider
+from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import read_in_context
 from namesake.reliability.scorer import (
     Scorer,
@@ -25,9 +28,6 @@ from namesake.reliability.scorer import (
     score_candidates,
 )
 from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Mode, RememberedCorrection, Segment
-from namesake.settings import Settings
-from namesake.text import changes_text, tokenize
-from namesake.threads import thread_budget
 
 
 @dataclass
@@ -157,7 +157,7 @@ def run_stages(
     *,
     booster: MemoryBooster | None = None,
     llm: LLMProvider | None = None,
-    lm: ContextModel | None = None,
+    language_model: LanguageModel | None = None,
 ) -> tuple[list[Candidate], RunStats]:
     """S1 spot → S2 gate → signals → memory boost → the language model on everyday words → LLM on the uncertain
     → score → decide; pure but for the ports."""
@@ -178,14 +178,14 @@ def run_stages(
         stats.memory = asdict(boost)
         score_candidates(cands, weights)
 
-    if lm is not None:
+    if language_model is not None:
         reading = _timed(
             stats,
             "language_model",
             lambda: read_in_context(
                 cands,
                 by_id,
-                lm,
+                language_model,
                 inputs.language,
                 left_words=settings.reliability_language_model_left_words,
                 right_words=settings.reliability_language_model_right_words,

@@ -1,4 +1,4 @@
-"""The ports the pure stages call out through, as protocols: the adapters live above, in `namesake.llm`."""
+"""The ports the pure stages call out through, as protocols: adapters live above (`namesake.adapters`)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ class Window:
 
 
 @runtime_checkable
-class ContextModel(Protocol):
-    """A language model's view of a rewrite where it stands (the adapter is `namesake.language_model`)."""
+class LanguageModel(Protocol):
+    """A language model's view of a rewrite where it stands (the adapter is `namesake.language_model.scorer`)."""
 
     name: str
 

@@ -3,7 +3,7 @@
 A rewrite of a word in use ("bodes" → Biden's, "teams" → Teams, "comp" → CMP, "genomics" → Genomics) is
 right in one sentence and wrong in the next; what it sounds like and how often the pair repeats cannot
 tell which. Such candidates, once the first trees give them RELIABILITY_READ_FROM, get `lm_gain`: how much
-likelier the sentence reads with the final than with the original (`ports.ContextModel`), per occurrence.
+likelier the sentence reads with the final than with the original (`ports.LanguageModel`), per occurrence.
 Rewrites of unknown forms ("Cytova") and spacing or punctuation forms are not read: the model does not
 know the names on the list any better than the spotting does, and those forms are right nearly always
 (docs/reliability.md).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from namesake.reliability.ports import ContextModel, Window
+from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.types import Candidate, Decision, Segment
 
 # Zipf frequency of the original's most common word from which the model reads it: a word in use, everyday
@@ -73,7 +73,7 @@ def window_of(text: str, start: int, end: int, final: str, left_words: int, righ
 def read_in_context(
     cands: list[Candidate],
     segments: dict[str, Segment],
-    model: ContextModel,
+    model: LanguageModel,
     language: str,
     *,
     left_words: int,

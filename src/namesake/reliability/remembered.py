@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import lru_cache
 
+from namesake.core.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 from namesake.reliability.memory_policy import (
     CONTEXT_WORDS,
     EVERYDAY_NUMBER,
@@ -26,7 +27,6 @@ from namesake.reliability.windows import (
     fuzzy_pairs,
     window_candidate,
 )
-from namesake.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 
 
 def remembered_candidates(

@@ -18,14 +18,14 @@ from typing import Any
 import jellyfish
 from rapidfuzz.distance import Levenshtein
 
-from namesake.errors import ConfigurationError
+from namesake.core.errors import ConfigurationError
+from namesake.core.settings import Settings
+from namesake.core.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.types import DECISION_RANK, Candidate, Decision, Segment
-from namesake.settings import Settings
-from namesake.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (

@@ -18,8 +18,8 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.text import LETTER_NAMES, Token, compact, tokenize
 from namesake.reliability.types import Candidate, CanonicalEntry, Segment
-from namesake.text import LETTER_NAMES, Token, compact, tokenize
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48

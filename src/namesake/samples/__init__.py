@@ -1,0 +1,1 @@
+"""The sample meetings `namesake demo` analyses (English and French)."""

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
-from namesake.errors import NotFoundError
+from namesake.core.errors import NotFoundError
 from namesake.reliability.explain import AGAINST, FLAGS, REASONS
 from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 

@@ -8,9 +8,9 @@ from fastapi import APIRouter
 
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import DecisionIn, EditIn, GroupDecisionIn, GroupOut, ReopenIn, ReopenOut, ReviewOut, errors
-from namesake.decisions import ManualFix
 from namesake.reliability.inputs import Identifier
-from namesake.review import ReviewResult
+from namesake.review.service import ReviewResult
+from namesake.transcripts.suggestions import ManualFix
 
 router = APIRouter(prefix="/v1", tags=["review"])
 

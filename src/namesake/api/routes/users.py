@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query, Response
 from namesake.api.deps import ScopeDep, ServicesDep
 from namesake.api.schemas import errors
 from namesake.reliability.inputs import Identifier
-from namesake.vocabulary import VocabularyFormat
+from namesake.users.vocabulary import VocabularyFormat
 
 router = APIRouter(prefix="/v1", tags=["users"])
 PageSize = Annotated[int | None, Query(ge=1, le=1000, description="page size (all when absent)")]

@@ -1,0 +1,210 @@
+"""The analysis service: the one orchestrator that feeds the pure stages from the stores and saves what they keep."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+from namesake.adapters.runtime import Runtime
+from namesake.analysis.pool import StagePool
+from namesake.core.errors import WorkerError
+from namesake.core.tenancy import DEFAULT_USER
+from namesake.core.text import context_around
+from namesake.corrections_memory.refusals import refused_pairs_in
+from namesake.corrections_memory.repository import active_corrections_in
+from namesake.reliability.apply import corrected_segments
+from namesake.reliability.canonical import validate_entities
+from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
+from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
+from namesake.reliability.types import Candidate, Suggestion
+from namesake.transcripts.canonical_index import (
+    ReliabilityRagEnricher,
+    index_canonical_entities,
+    promoted_vocabulary_in,
+)
+from namesake.transcripts.store import TranscriptStore, TranscriptView
+
+
+@dataclass
+class PreparedAnalysis:
+    """A transcript checked, registered and read from the stores: what the stages need, and the I/O time so far."""
+
+    transcript_id: str
+    inputs: PipelineInputs
+    seconds: float
+
+
+# Transcripts prepared in order, each with its stages running in a worker (or None: run here, needs the ports).
+_Pending = deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]]
+
+
+@dataclass
+class AnalysisResult:
+    """One analysed transcript, in the predictions format of the benchmark and the API."""
+
+    transcript_id: str
+    mode: str
+    seconds: float
+    suggestions: list[Suggestion]
+    stats: dict[str, Any]
+    corrected_segments: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        """The output line of `namesake analyze` and the body of POST /v1/reliability/analyze."""
+        return {
+            "transcript_id": self.transcript_id,
+            "mode": self.mode,
+            "seconds": round(self.seconds, 4),
+            "suggestions": [s.as_json() for s in self.suggestions],
+            "corrected_segments": self.corrected_segments,
+            "stats": self.stats,
+        }
+
+
+class AnalysisService:
+    """Runs the pipeline for one transcript against the runtime's stores; what the transcript routes call."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        transcripts: TranscriptStore,
+        enricher: ReliabilityRagEnricher,
+        booster: MemoryBooster | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.transcripts = transcripts
+        self.enricher = enricher
+        self.booster = booster
+
+    def index_entities(self, transcript_id: str, user_id: str | None, entities: dict[str, list[str]]) -> int:
+        """Validate, register the transcript for its user and (re)index its canonical entities in one unit."""
+        clean = validate_entities(entities, max_items=self.runtime.settings.max_canonical_entities)
+        with self.transcripts.registered(transcript_id, user_id or DEFAULT_USER):
+            return self._index(transcript_id, clean)
+
+    def _index(self, transcript_id: str, clean: dict[str, list[str]]) -> int:
+        return index_canonical_entities(
+            self.runtime.vectors, self.runtime.embedder, self.runtime.settings, transcript_id, clean
+        )
+
+    def prepare(self, given: TranscriptIn | CheckedTranscript, *, user_id: str | None = None) -> PreparedAnalysis:
+        """Register the transcript, index given entities, read the user's memory: the stages' input."""
+        t0 = time.perf_counter()
+        checked = given if isinstance(given, CheckedTranscript) else check_limits(given, self.runtime.settings)
+        transcript = checked.transcript
+        user = user_id or transcript.user_id or DEFAULT_USER
+        with self.transcripts.registered(transcript.transcript_id, user, transcript.language) as session:
+            if checked.entities is not None:  # the collection, with the row that owns it
+                self._index(transcript.transcript_id, checked.entities)
+            # what the stages read of the user, in the same transaction: one round of the pool, not four
+            remembered = active_corrections_in(session, user)
+            refused = refused_pairs_in(session, user)
+            promoted = promoted_vocabulary_in(session, user, **self.enricher.promoted_limits())
+        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities, promoted)
+        inputs = PipelineInputs(
+            segments=to_segments(transcript),
+            dictionary=dictionary,
+            language=transcript.language,
+            user_id=user,
+            remembered=remembered,
+            refused=refused,
+        )
+        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0)
+
+    def needs_ports(self, prepared: PreparedAnalysis) -> bool:
+        """Whether the stages need this process's stores (memory boost) or LLM, or are pure and may run anywhere."""
+        # PostgreSQL is the truth: a user without active corrections has nothing in the index to boost with
+        return bool(prepared.inputs.remembered and self.booster) or self.runtime.llm is not None
+
+    def compute(self, prepared: PreparedAnalysis) -> tuple[list[Candidate], RunStats]:
+        """Run the stages in this process, with its ports."""
+        booster = self.booster if prepared.inputs.remembered else None
+        return run_stages(
+            prepared.inputs,
+            self.runtime.settings,
+            booster=booster,
+            llm=self.runtime.llm,
+            language_model=self.runtime.language_model,
+        )
+
+    def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:
+        """Persist what the stages kept; returns the suggestions as stored."""
+        t0 = time.perf_counter()
+        radius = self.runtime.settings.reliability_corrections_memory_context_radius
+        texts = {s.id: s.text for s in prepared.inputs.segments}
+        contexts = [context_around(texts[c.segment_id], c.start_char, c.end_char, radius) for c in kept]
+        segments = [{"id": seg.id, "text": seg.text} for seg in prepared.inputs.segments]
+        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts, segments)
+        io_seconds = prepared.seconds + time.perf_counter() - t0
+        stats.stage_seconds["fetch"] = round(io_seconds, 4)
+        stats_json = stats.as_dict()
+        stats_json["malformed_canonical_payloads"] = prepared.inputs.dictionary.malformed
+        seconds = io_seconds + sum(v for k, v in stats.stage_seconds.items() if k != "fetch")
+        corrected = corrected_segments(prepared.inputs.segments, out)
+        return AnalysisResult(prepared.transcript_id, stats.mode, seconds, out, stats_json, corrected)
+
+    def analyze(self, transcript: TranscriptIn | CheckedTranscript, *, user_id: str | None = None) -> AnalysisResult:
+        """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""
+        prepared = self.prepare(transcript, user_id=user_id)
+        return self.finish(prepared, *self.compute(prepared))
+
+    def analyze_many(
+        self,
+        transcripts: Iterable[TranscriptIn | CheckedTranscript],
+        *,
+        user_id: str | None = None,
+        workers: int = 1,
+        pool: StagePool | None = None,
+    ) -> Iterator[AnalysisResult]:
+        """Analyse in order; with a pool (or workers > 1) the pure stages run in worker processes while this one does
+        I/O."""
+        if pool is None and workers > 1:
+            with StagePool(self.runtime.settings, workers) as own:
+                yield from self.analyze_many(transcripts, user_id=user_id, pool=own)
+            return
+        if pool is None:
+            warm_stages(self.runtime.settings)
+            for t in transcripts:
+                yield self.analyze(t, user_id=user_id)
+            return
+        pending: _Pending = deque()
+        for t in transcripts:
+            prepared = self.prepare(t, user_id=user_id)
+            pending.append((prepared, None if self.needs_ports(prepared) else pool.submit(prepared.inputs)))
+            while len(pending) > 2 * pool.workers or (pending and pending[0][1] is None):
+                yield self._finish_next(pending)
+        while pending:
+            yield self._finish_next(pending)
+
+    def _finish_next(self, pending: _Pending) -> AnalysisResult:
+        prepared, job = pending.popleft()
+        try:
+            kept, stats = self.compute(prepared) if job is None else job.result()
+        except BrokenProcessPool as exc:
+            raise WorkerError(f"a worker process died while analysing {prepared.transcript_id!r}: {exc}") from exc
+        return self.finish(prepared, kept, stats)
+
+    def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
+        """Every suggestion of a transcript, in text order."""
+        return self.transcripts.list_suggestions(transcript_id)
+
+    def list_transcripts(
+        self, *, tenant: str | None, user_id: str | None, pending_only: bool, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        """The review queue: transcripts last analysed first, with their pending and auto-applied counts."""
+        return self.transcripts.list_transcripts(
+            tenant=tenant, user_id=user_id, pending_only=pending_only, limit=limit, offset=offset
+        )
+
+    def transcript_view(self, transcript_id: str) -> TranscriptView:
+        """A transcript as the reviewer reads it: its segments as analysed and every suggestion."""
+        return self.transcripts.transcript_view(transcript_id)
+
+    def canonical_lists(self, transcript_id: str, user_id: str) -> dict[str, list[str]]:
+        """The transcript's canonical lists with the user's promoted vocabulary (what an export sends)."""
+        return self.enricher.fetch_canonical_entities(transcript_id, user_id).lists

@@ -1,0 +1,292 @@
+"""The language model's forward pass compiled by OpenVINO: ~5× the numpy pass on the same CPU.
+
+Each window is its left words once, then both readings side by side, each seeing the left words and itself
+only (a tree mask), so nothing is computed twice and no keys or values travel between passes; windows are
+packed several to a line, blind to each other, so padding costs next to nothing. The graph
+runs at the CPU's faster precision, measured once per machine (`fastest_runner`: bfloat16 wins on AMX cores and
+on some AVX-512 BF16 ones, float32 on others), but the logit of each scored token is taken in float32 from the
+states: the drift from the numpy pass stays ~0.1 nat on average (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from namesake.core.threads import thread_budget
+from namesake.core.user_cache import keep
+
+if TYPE_CHECKING:
+    from namesake.language_model.llama import LlamaModel
+
+# Windows are packed into lines of this many tokens (a longer window gets a line of its own), lines go through
+# the graph this many at a time: padding only at the ends of lines (~1% on the 9k call, 13% one window a row).
+LINE_TOKENS = 64
+LINES_PER_BATCH = 24
+# States through the output head at a time: its (rows, 49,152) logits stay small.
+HEAD_ROWS = 128
+_PAD, _LEFT, _ORIGINAL, _FINAL = -1, 0, 1, 2
+Row = tuple[list[int], list[int], list[int]]
+# The precisions weighed on a CPU that has both; float32 must be this much faster to be chosen (the shipped reading
+# trees were fitted on bfloat16 gains), and the probe reads this many windows shaped like a call's (13 left tokens,
+# 3 + 3 reading tokens), after one warm-up read of them.
+PRECISIONS = ("bf16", "f32")
+F32_MARGIN = 0.9
+PROBE_WINDOWS = 24
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TreeBatch:
+    """What one inference takes, and which reading each scored token belongs to."""
+
+    ids: np.ndarray  # (B, T) token ids, 0 on padding
+    cos: np.ndarray  # (B, T, head_dim) rotary cosines at each token's position, each repeated for its pair
+    sin: np.ndarray  # (B, T, head_dim) the sines, as (−s, s) per pair
+    mask: np.ndarray  # (B, 1, T, T) additive: 0 where a token may look, -inf elsewhere
+    rows: np.ndarray  # (N,) flat B·T index of the state that predicts each scored token
+    targets: np.ndarray  # (N,) the token it should predict
+    reading: np.ndarray  # (N,) 2·window for the original reading, 2·window + 1 for the final
+
+
+def pack(lengths: Sequence[int], width: int) -> list[list[int]]:
+    """Window indices per line, longest first into the first line with room (first fit decreasing)."""
+    lines: list[list[int]] = []
+    room: list[int] = []
+    for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
+        line = next((j for j, free in enumerate(room) if lengths[i] <= free), None)
+        if line is None:
+            lines.append([])
+            room.append(max(width, lengths[i]))
+            line = len(lines) - 1
+        lines[line].append(i)
+        room[line] -= lengths[i]
+    return lines
+
+
+def tree_batch(rows: Sequence[Row], lines: Sequence[Sequence[int]], head_dim: int, rope_base: float) -> TreeBatch:
+    """(left, original reading, final reading) token lists, placed side by side on `lines` (indices into rows).
+
+    A token sees earlier tokens of its own window only: the left words, and its own reading. Both readings
+    start at the position after the left words: each reads as if it alone followed them.
+    """
+    width = max(sum(len(t) for i in line for t in rows[i]) for line in lines)
+    ids = np.zeros((len(lines), width), dtype=np.int64)
+    pos = np.zeros((len(lines), width), dtype=np.int64)
+    seg = np.full((len(lines), width), _PAD, dtype=np.int64)
+    win = np.full((len(lines), width), -1, dtype=np.int64)
+    scored: list[int] = []
+    targets: list[int] = []
+    reading: list[int] = []
+    for b, line in enumerate(lines):
+        col = 0
+        for i in line:
+            p, a, o = rows[i]
+            lp, n = len(p), len(p) + len(a) + len(o)
+            at, cells = b * width + col, slice(col, col + n)
+            ids[b, cells] = p + a + o
+            pos[b, cells] = [*range(lp), *range(lp, lp + len(a)), *range(lp, lp + len(o))]
+            seg[b, cells] = [_LEFT] * lp + [_ORIGINAL] * len(a) + [_FINAL] * len(o)
+            win[b, cells] = i
+            for which, (start, tokens) in enumerate(((lp, a), (lp + len(a), o))):
+                # the first token is predicted by the last left state, the next ones by the reading's own states
+                scored += [at + lp - 1, *(at + start + k for k in range(len(tokens) - 1))]
+                targets += tokens
+                reading += [2 * i + which] * len(tokens)
+            col += n
+    order = np.arange(width)
+    causal = order[None, :] <= order[:, None]
+    same_window = win[:, None, :] == win[:, :, None]
+    same_reading = (seg[:, None, :] == _LEFT) | (seg[:, None, :] == seg[:, :, None])
+    allowed = causal[None] & same_window & same_reading & (seg[:, :, None] != _PAD)
+    allowed[:, order, order] = True  # padding looks at itself: no empty softmax
+    mask = np.where(allowed, np.float32(0.0), np.float32(-np.inf))[:, None]
+    inv = rope_base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    angles = pos[..., None] * inv
+    cos = np.repeat(np.cos(angles).astype(np.float32), 2, axis=-1)
+    sin = np.repeat(np.sin(angles).astype(np.float32), 2, axis=-1)
+    sin[..., 0::2] *= -1  # a pair (x0, x1) turns into (x0·c − x1·s, x1·c + x0·s): the swapped pair times (−s, s)
+    return TreeBatch(ids, cos, sin, mask, np.array(scored), np.array(targets), np.array(reading))
+
+
+def _graph(m: LlamaModel) -> tuple[Any, Any]:
+    """The body (token ids → final-normed states of the scored tokens) and the head (states → log P(target))."""
+    import openvino as ov
+    import openvino.opset13 as o
+
+    d, nh, nkv, hd = m.d, m.n_head, m.n_kv, m.head_dim
+    group = nh // nkv
+
+    def const(values: Sequence[int]) -> Any:
+        return o.constant(np.array(values, dtype=np.int64))
+
+    def rms(x: Any, weight: np.ndarray) -> Any:
+        var = o.reduce_mean(o.power(x, np.float32(2.0)), const([-1]), keep_dims=True)
+        return o.multiply(o.multiply(x, o.power(o.add(var, np.float32(m.eps)), np.float32(-0.5))), o.constant(weight))
+
+    ids = o.parameter([-1, -1], ov.Type.i64, name="ids")
+    cos = o.parameter([-1, -1, hd], ov.Type.f32, name="cos")
+    sin = o.parameter([-1, -1, hd], ov.Type.f32, name="sin")
+    mask = o.parameter([-1, 1, -1, -1], ov.Type.f32, name="mask")
+    rows = o.parameter([-1], ov.Type.i64, name="rows")
+    bt = o.slice(o.shape_of(ids), const([0]), const([2]), const([1]))  # (B, T)
+    b1 = o.slice(o.shape_of(ids), const([0]), const([1]), const([1]))
+    t1 = o.slice(o.shape_of(ids), const([1]), const([2]), const([1]))
+    cq, sq = o.tile(cos, const([1, 1, nh])), o.tile(sin, const([1, 1, nh]))
+    ck, sk = o.tile(cos, const([1, 1, nkv])), o.tile(sin, const([1, 1, nkv]))
+
+    def heads(t: Any, n: int) -> Any:  # (B, T, n·D) → (B, n, T, D)
+        return o.transpose(o.reshape(t, o.concat([bt, const([n, hd])], 0), False), const([0, 2, 1, 3]))
+
+    def shared(t: Any) -> Any:  # a key-value head serves `group` query heads: (B, kv, T, D) → (B, H, T, D)
+        wide = o.broadcast(o.unsqueeze(t, const([2])), o.concat([b1, const([nkv, group]), t1, const([hd])], 0))
+        return o.reshape(wide, o.concat([b1, const([nh]), t1, const([hd])], 0), False)
+
+    def project(x: Any, w: np.ndarray) -> Any:
+        return o.matmul(x, o.constant(np.ascontiguousarray(w), shared_memory=w.flags.c_contiguous), False, False)
+
+    def rotary(t: Any, cos: Any, sin: Any, n: int) -> Any:  # t·cos + (its pairs swapped)·sin, sin signed (tree_batch)
+        pairs = o.reshape(t, o.concat([bt, const([n * hd // 2, 2])], 0), False)
+        swapped = o.reshape(o.gather(pairs, const([1, 0]), np.int64(-1)), o.concat([bt, const([n * hd])], 0), False)
+        return o.add(o.multiply(t, cos), o.multiply(swapped, sin))
+
+    x = o.gather(o.constant(np.asarray(m.embed), shared_memory=True), ids, np.int64(0))
+    scale = np.float32(1.0 / np.sqrt(hd))
+    for layer in m.layers:
+        # one product per output (no split nodes): q, k, v out of qkv; gate and up out of gate_up
+        wq, wk, wv = np.split(np.asarray(layer["qkv"]), [nh * hd, (nh + nkv) * hd], axis=1)
+        normed = rms(x, np.asarray(layer["attn_norm"]))
+        q = rotary(project(normed, wq), cq, sq, nh)
+        k = rotary(project(normed, wk), ck, sk, nkv)
+        att = o.scaled_dot_product_attention(
+            heads(q, nh), shared(heads(k, nkv)), shared(heads(project(normed, wv), nkv)), mask, scale
+        )
+        att = o.reshape(o.transpose(att, const([0, 2, 1, 3])), o.concat([bt, const([d])], 0), False)
+        x = o.add(x, project(att, np.asarray(layer["o"])))
+        wg, wu = np.split(np.asarray(layer["gate_up"]), 2, axis=1)
+        normed = rms(x, np.asarray(layer["ffn_norm"]))
+        x = o.add(x, project(o.multiply(o.swish(project(normed, wg)), project(normed, wu)), np.asarray(layer["down"])))
+    states = o.gather(o.reshape(rms(x, np.asarray(m.out_norm)), const([-1, d]), False), rows, np.int64(0))
+    body = ov.Model([states], [ids, cos, sin, mask, rows], "namesake-lm-body")
+
+    hidden = o.parameter([-1, d], ov.Type.f32, name="states")
+    logits = o.matmul(hidden, o.constant(np.asarray(m.head_t), shared_memory=True), False, False)
+    top = o.reduce_max(logits, const([-1]), keep_dims=True)
+    total = o.reduce_sum(o.exp(o.subtract(logits, top)), const([-1]), keep_dims=False)
+    head = ov.Model([o.add(o.log(total), o.squeeze(top, const([1])))], [hidden], "namesake-lm-head")
+    return body, head
+
+
+class OpenVinoRunner:
+    """Compiled body and head: log P(reading) sums for rows of (left, original reading, final reading)."""
+
+    def __init__(self, model: LlamaModel, threads: int | None = None, precision: str | None = None) -> None:
+        import openvino as ov
+
+        self.model = model
+        core = ov.Core()
+        n = thread_budget() if threads is None else threads
+        common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
+        if precision == "bf16" and not has_bfloat16(core):
+            precision = "f32"  # a CPU without bfloat16 reads in float32 whatever is asked
+        if precision is not None:
+            common["INFERENCE_PRECISION_HINT"] = precision
+        body, head = _graph(model)
+        compiled = core.compile_model(body, "CPU", common)
+        self.precision = compiled.get_property("INFERENCE_PRECISION_HINT").to_string()
+        self._body = compiled.create_infer_request()
+        self._head = core.compile_model(head, "CPU", common).create_infer_request()
+
+    def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
+        """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines."""
+        totals = np.zeros(2 * len(rows))
+        lines = pack([sum(map(len, r)) for r in rows], LINE_TOKENS)
+        for start in range(0, len(lines), LINES_PER_BATCH):
+            batch = tree_batch(rows, lines[start : start + LINES_PER_BATCH], self.model.head_dim, self.model.rope_base)
+            # both readings' first tokens are predicted by the same state (the last left word's): one head row
+            unique, each = np.unique(batch.rows, return_inverse=True)
+            states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, unique])[0]
+            norm = np.concatenate(
+                [self._head.infer([states[i : i + HEAD_ROWS]])[0].copy() for i in range(0, len(states), HEAD_ROWS)]
+            )[each]
+            # the target's own logit exactly (float32); the normaliser from the fast head
+            picked = np.einsum("nd,dn->n", states[each], self.model.head_t[:, batch.targets])
+            np.add.at(totals, batch.reading, picked - norm)
+        return totals.reshape(-1, 2)
+
+
+def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRunner:
+    """The compiled pass at whichever precision reads faster on this CPU, measured once and kept in `keep_in`.
+
+    No rule of CPU flags predicts it: bfloat16 ran 3-5x float32 on AMX cores, 2x on one AVX-512 BF16 host and
+    0.7x on another (docs/architecture.md)."""
+    import openvino as ov
+
+    if not has_bfloat16(ov.Core()):
+        return OpenVinoRunner(model, precision="f32")
+    kept = None if keep_in is None else keep_in / f"precision-{_machine_key(model, ov.__version__)}.json"
+    chosen = _kept_precision(kept)
+    if chosen is not None:
+        return OpenVinoRunner(model, precision=chosen)
+    runners = {p: OpenVinoRunner(model, precision=p) for p in PRECISIONS}
+    rows = _probe_rows(model.embed.shape[0])
+    seconds = {p: _read_seconds(r, rows) for p, r in runners.items()}
+    chosen = "f32" if seconds["f32"] < F32_MARGIN * seconds["bf16"] else "bf16"
+    log.info("language model precision: %s (%s)", chosen, ", ".join(f"{p} {t:.2f} s" for p, t in seconds.items()))
+    if kept is not None:  # where it cannot be kept, the next process measures again
+        keep(kept, json.dumps({"precision": chosen, "seconds": seconds}).encode(), "language model precision")
+    return runners[chosen]
+
+
+def has_bfloat16(core: Any) -> bool:
+    """Whether OpenVINO's CPU plugin can run this CPU in bfloat16 at all (else float32 is the only choice)."""
+    return "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+
+
+def _machine_key(model: LlamaModel, openvino_version: str) -> str:
+    """What the faster precision depends on: the CPU, the runtime and the model's shape (not the threads: one or two,
+    the same precision won by about the same ratio, and a pool's one-thread workers then share what a one-call
+    run measured)."""
+    try:
+        cpu = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith(("model name", "flags"))]
+    except OSError:
+        cpu = []
+    said = [*cpu[:2], openvino_version, str(len(model.layers)), str(model.d)]
+    return hashlib.sha256("\n".join(said).encode()).hexdigest()[:16]
+
+
+def _kept_precision(kept: Path | None) -> str | None:
+    """The precision measured before on this machine, or None (never measured, or the file unreadable)."""
+    if kept is None or not kept.is_file():
+        return None
+    try:
+        chosen = json.loads(kept.read_text())["precision"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return chosen if chosen in PRECISIONS else None
+
+
+def _probe_rows(vocabulary: int) -> list[Row]:
+    """A fixed batch of windows shaped like a call's, random tokens (only their count matters to the time)."""
+    rng = np.random.default_rng(0)
+    return [
+        ([int(t) for t in rng.integers(1, vocabulary, 13)], [int(t) for t in rng.integers(1, vocabulary, 3)],
+         [int(t) for t in rng.integers(1, vocabulary, 3)])
+        for _ in range(PROBE_WINDOWS)
+    ]  # fmt: skip
+
+
+def _read_seconds(runner: OpenVinoRunner, rows: list[Row]) -> float:
+    """Seconds to read the rows once more after a first read (which pays the kernels' own warm-up)."""
+    runner.log_probs(rows)
+    t0 = time.perf_counter()
+    runner.log_probs(rows)
+    return time.perf_counter() - t0

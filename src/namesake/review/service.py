@@ -1,0 +1,171 @@
+"""The reviewer's loop: accept / edit / reject a suggestion, or fix a span nothing suggested — and remember it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.reliability.edge_forms import EDGE_FORM
+from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.review.reopen import GroupResult, ReopenResult, check_group, pair_of, reopen_in
+from namesake.transcripts.store import TranscriptStore
+from namesake.transcripts.suggestions import ManualFix, StoredSuggestion, decide_in, load_suggestions_in, save_manual_in
+
+# Which decisions each status allows; a repeat of the decision already taken is idempotent.
+TRANSITIONS: dict[SuggestionStatus, set[str]] = {
+    SuggestionStatus.PENDING: {"accept", "edit", "reject"},
+    SuggestionStatus.AUTO_APPLIED: {"accept", "edit", "reject"},
+    SuggestionStatus.VALIDATED: set(),
+    SuggestionStatus.REJECTED: set(),
+}
+ACTION_STATUS = {"accept": SuggestionStatus.VALIDATED, "edit": SuggestionStatus.VALIDATED,
+                 "reject": SuggestionStatus.REJECTED}  # fmt: skip
+
+
+def check_transition(status: SuggestionStatus, action: str, *, same_final: bool) -> bool:
+    """True to apply, False for an idempotent repeat; ConflictError for an impossible transition."""
+    if action in TRANSITIONS.get(status, set()):
+        return True
+    if ACTION_STATUS[action] == status and (action == "reject" or same_final):
+        return False
+    raise ConflictError(f"cannot {action} a suggestion that is {status}", field="status")
+
+
+@dataclass
+class ReviewResult:
+    """The suggestion after the decision, and what the memory did (None for reject / repeat)."""
+
+    suggestion: Suggestion
+    memory: str | None
+
+
+class ReviewService:
+    """Applies review decisions to suggestions and records the corrections they teach."""
+
+    def __init__(self, transcripts: TranscriptStore, writer: CorrectionMemoryWriter) -> None:
+        self.transcripts, self.writer = transcripts, writer
+        # one limit for what a reviewer writes and what the memory keeps: nothing is cut silently
+        self.max_final_chars = writer.settings.reliability_corrections_memory_final_text_max_len
+
+    def _check_final(self, final: str) -> None:
+        if len(final) > self.max_final_chars:
+            raise InputTooLargeError(
+                f"final has {len(final)} characters, the limit is {self.max_final_chars} "
+                "(RELIABILITY_CORRECTIONS_MEMORY_FINAL_TEXT_MAX_LEN: what the memory keeps)",
+                field="final",
+            )
+
+    def _load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
+        with self.transcripts.db.session() as s:
+            return load_suggestions_in(s, check_group(suggestion_ids), transcript_id)
+
+    def decide(
+        self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None,
+        entity_type: str | None = None,
+    ) -> ReviewResult:  # fmt: skip
+        """accept | edit (with final, and a type if it changes) | reject; status and memory in one transaction."""
+        group = self.decide_group(suggestion_ids=[suggestion_id], transcript_id=transcript_id, action=action,
+                                  final=final, entity_type=entity_type)  # fmt: skip
+        return ReviewResult(group.suggestions[0], group.memory)
+
+    def decide_group(
+        self, *, suggestion_ids: list[str], transcript_id: str, action: str, final: str | None = None,
+        entity_type: str | None = None,
+    ) -> GroupResult:  # fmt: skip
+        """One decision for every occurrence of an original → final pair: one memory write, counted once.
+
+        A reject may name suggestions of different pairs (the page's "reject every folded one").
+
+        Every member takes the decision or none does (409 names the one that cannot); a member already
+        decided that way is an idempotent repeat.
+        """
+        if action not in ACTION_STATUS:
+            raise InvalidInputError(f"unknown action {action!r}", field="action")
+        if action == "edit" and (final is None or not final.strip()):
+            raise InvalidInputError("edit needs a non-empty final", field="final")
+        if final is not None:
+            self._check_final(final)
+        if entity_type is not None and action != "edit":
+            raise InvalidInputError("only an edit changes the entity type", field="entity_type")
+        seen = self._load(suggestion_ids, transcript_id)
+        lead = seen[0]
+        # accept and edit teach one correction, so they take one pair; a reject teaches nothing and takes any
+        if action != "reject" and any(pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen):
+            raise InvalidInputError("accept and edit decide one original → final pair at once", field="suggestion_ids")
+        new_final = final.strip() if action == "edit" and final else lead.final
+        todo = [x for x in seen if check_transition(x.status, action, same_final=new_final == x.final)]
+        if not todo:
+            return GroupResult([x.suggestion for x in seen], None)
+
+        def judge_race(status: SuggestionStatus, current_final: str) -> None:
+            check_transition(status, action, same_final=new_final == current_final)
+
+        status = ACTION_STATUS[action]
+        done = {x.id: x.suggestion for x in seen}
+        # accepting the list's own form of a word beside a fix (edge_forms) teaches nothing: it comes back with its
+        # fix, and remembered alone "energy" → Energy would be proposed wherever the user says "energy"
+        teaches = action != "reject" and not (action == "accept" and all(is_edge_form(x) for x in todo))
+        if not teaches:
+            with self.transcripts.db.session() as s:
+                for x in todo:
+                    done[x.id] = decide_in(s, x, status=status, final=new_final, on_race=judge_race)
+            return GroupResult(list(done.values()), None)
+        prepared = self.writer.prepare(
+            CorrectionInput(
+                user_id=lead.user_id,
+                entity_type=entity_type or lead.entity_type,
+                original=todo[0].original,
+                final=new_final,
+                action=action,
+                source_suggestion_id=str(todo[0].id),
+                transcript_id=transcript_id,
+                context=todo[0].context_phrase or None,
+            )
+        )
+        # the decisions and the one correction they teach commit together, or nothing does
+        with self.writer.unit() as work:
+            result = self.writer.record_in(work, prepared)
+            for x in todo:
+                done[x.id] = decide_in(work.session, x, status=status, final=new_final, on_race=judge_race,
+                                       taught_with=todo[0].id, entity_type=prepared.correction.entity_type)  # fmt: skip
+        return GroupResult(list(done.values()), result.outcome.value)
+
+    def reopen(self, *, suggestion_ids: list[str], transcript_id: str) -> ReopenResult:
+        """Undo decisions: each suggestion back as the pipeline left it, and what they taught taken back.
+
+        A memory write is taken back once no decision that shares it is still standing; 409 when something
+        newer depends on it. A manual fix has nothing to go back to: it is removed.
+        """
+        seen = self._load(suggestion_ids, transcript_id)
+        with self.writer.unit() as work:
+            return reopen_in(self.writer, work, seen)
+
+    def manual_fix(self, fix: ManualFix) -> ReviewResult:
+        """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the
+        memory write commit together, or nothing does (a retry of the same fix is a replay, counted once)."""
+        self._check_final(fix.final)
+        prepared = self.writer.prepare(
+            CorrectionInput(
+                user_id=fix.user_id,
+                entity_type=fix.entity_type,
+                original=fix.original,
+                final=fix.final,
+                action="manual",
+                transcript_id=fix.transcript_id,
+                segment_text=fix.segment_text,
+                start_char=fix.start_char,
+                end_char=fix.end_char,
+            )
+        )
+        with self.writer.unit() as work:
+            self.writer.lock(work, prepared)
+            # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
+            row = save_manual_in(work.session, fix, self.transcripts.erasure_grace_seconds)
+            result = self.writer.record_in(work, prepared, source_suggestion_id=row.id)
+        return ReviewResult(row, result.outcome.value)
+
+
+def is_edge_form(x: StoredSuggestion) -> bool:
+    """An edge word written as the list writes it beside a fix (reliability/edge_forms.py), as the pipeline left it."""
+    return bool(x.suggestion.signals.get(EDGE_FORM))

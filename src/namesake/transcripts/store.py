@@ -1,0 +1,221 @@
+"""Users, transcripts and suggestions in PostgreSQL: the one room where their rows are read and written."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import DateTime, Row, func, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from namesake.adapters.db import Database, json_text
+from namesake.adapters.models import SuggestionRow, Transcript
+from namesake.core.errors import ConflictError, NotFoundError
+from namesake.core.tenancy import SEPARATOR
+from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
+from namesake.users.claims import claim_user, hold_collections_shared
+
+
+def suggestion_of(row: SuggestionRow | Row[Any], signals: dict[str, float] | None = None) -> Suggestion:
+    """A persisted suggestion as callers see it (from its ORM row, or a RETURNING row and the signals sent)."""
+    return Suggestion(
+        id=str(row.id), segment_id=row.segment_id, start_char=row.start_char, end_char=row.end_char,
+        original=row.original, final=row.final, entity_type=row.entity_type, confidence=row.confidence,
+        status=SuggestionStatus(row.status), source=row.source, signals=row.signals if signals is None else signals,
+    )  # fmt: skip
+
+
+# One statement and one parameter whatever the number of rows: the rows travel as one JSON array that the
+# server unpacks (a VALUES list of 13 parameters a row costs more to build and parse than the rows to write).
+_UPSERT_SUGGESTIONS = text(
+    """
+    INSERT INTO suggestions (id, transcript_id, segment_id, start_char, end_char, original, final, entity_type,
+                             confidence, signals, status, source, context_phrase)
+    SELECT r.id, :transcript_id, r.segment_id, r.start_char, r.end_char, r.original, r.final, r.entity_type,
+           r.confidence, r.signals, r.status, r.source, r.context_phrase
+    FROM jsonb_to_recordset(CAST(:rows AS jsonb))
+         AS r(id uuid, segment_id text, start_char int, end_char int, original text, final text, entity_type text,
+              confidence float8, signals jsonb, status text, source text, context_phrase text)
+    ON CONFLICT ON CONSTRAINT uq_suggestions_span DO UPDATE
+        SET confidence = EXCLUDED.confidence, signals = EXCLUDED.signals, status = EXCLUDED.status
+        -- a suggestion the reviewer already decided stays as they left it (and is not returned)
+        WHERE suggestions.status = ANY(CAST(:undecided AS text[]))
+    RETURNING id, segment_id, start_char, end_char, original, final, entity_type, confidence, status, source
+    """
+)
+
+
+def _upsert_rows(cands: list[Candidate], audits: list[dict[str, float]], contexts: list[str]) -> str:
+    """The :rows parameter of _UPSERT_SUGGESTIONS: one JSON object a candidate."""
+    rows = [
+        {
+            "id": str(uuid.uuid4()),
+            "segment_id": c.segment_id,
+            "start_char": c.start_char,
+            "end_char": c.end_char,
+            "original": c.original,
+            "final": c.final,
+            "entity_type": c.entity_type,
+            "confidence": c.confidence,
+            "signals": audit,
+            "status": c.decision.value,
+            "source": c.source,
+            "context_phrase": context,
+        }
+        for c, audit, context in zip(cands, audits, contexts, strict=True)
+    ]
+    return json_text(rows)
+
+
+def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> None:
+    """Claim the user (users.claim_user), create the transcript row on first reference; one user owns it."""
+    claim_user(s, user_id, grace_seconds)
+    s.execute(insert(Transcript).values(id=transcript_id, user_id=user_id, language=language).on_conflict_do_nothing())
+    owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
+    if owner != user_id:
+        raise ConflictError(f"transcript {transcript_id!r} belongs to another user", field="transcript_id")
+
+
+@dataclass(frozen=True)
+class TranscriptView:
+    """A transcript as the reviewer reads it: its segments as analysed and every suggestion on them."""
+
+    transcript_id: str
+    user_id: str
+    language: str | None
+    analyzed_at: str | None
+    segments: list[dict[str, str]]
+    suggestions: list[Suggestion]
+
+    def as_json(self) -> dict[str, Any]:
+        """The body of GET /v1/transcripts/{id}."""
+        return {
+            "transcript_id": self.transcript_id, "user_id": self.user_id, "language": self.language,
+            "analyzed_at": self.analyzed_at, "segments": self.segments,
+            "suggestions": [s.as_json() for s in self.suggestions],
+        }  # fmt: skip
+
+
+class TranscriptStore:
+    """The transcripts repository: registration and ownership, suggestions saved, listed and decided."""
+
+    def __init__(self, db: Database, erasure_grace_seconds: int) -> None:
+        self.db, self.erasure_grace_seconds = db, erasure_grace_seconds
+
+    def register(self, transcript_id: str, user_id: str, language: str | None = None) -> None:
+        """Create the user and transcript on first reference; ConflictError when it is another user's."""
+        with self.registered(transcript_id, user_id, language):
+            pass
+
+    @contextmanager
+    def registered(self, transcript_id: str, user_id: str, language: str | None = None) -> Iterator[Session]:
+        """The transcript registered for its user, in a unit that commits when the block ends.
+
+        The block runs under the user's claim: what it creates for the transcript (its collection) is
+        there before erasure or deletion can look for it, and with the row that owns it.
+        """
+        with self.db.session() as s:
+            ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
+            hold_collections_shared(s)
+            yield s  # the unit's session: what else the caller reads for this transcript, in one transaction
+
+    def save_suggestions(
+        self,
+        transcript_id: str,
+        cands: list[Candidate],
+        contexts: list[str] | None = None,
+        segments: list[dict[str, str]] | None = None,
+    ) -> list[Suggestion]:
+        """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones.
+
+        The segment texts are kept with them, in the same transaction (the review page shows both).
+        """
+        contexts = contexts or [""] * len(cands)
+        with self.db.session() as s:
+            if segments is not None:
+                keep = update(Transcript).where(Transcript.id == transcript_id)
+                s.execute(keep.values(segments=segments, analyzed_at=func.now()))
+            if not cands:
+                return []
+            undecided = [status.value for status in SuggestionStatus.undecided()]
+            audits = [c.audit() for c in cands]
+            params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, audits, contexts),
+                      "undecided": undecided}  # fmt: skip
+            returned = s.execute(_UPSERT_SUGGESTIONS, params).all()
+        # a returned row was written from the candidate of its span key: its signals are the ones sent
+        sent = {(c.segment_id, c.start_char, c.end_char, c.final): a for c, a in zip(cands, audits, strict=True)}
+        out = [suggestion_of(r, sent[(r.segment_id, r.start_char, r.end_char, r.final)]) for r in returned]
+        return sorted(out, key=lambda r: (r.segment_id, r.start_char))
+
+    def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
+        """Every suggestion of a transcript, in text order."""
+        with self.db.session() as s:
+            rows = s.scalars(
+                select(SuggestionRow)
+                .where(SuggestionRow.transcript_id == transcript_id)
+                .order_by(SuggestionRow.segment_id, SuggestionRow.start_char)
+            ).all()
+            return [suggestion_of(r) for r in rows]
+
+    def list_transcripts(
+        self,
+        *,
+        tenant: str | None,
+        user_id: str | None = None,
+        pending_only: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        """The review queue: transcripts with their suggestion counts, last analysed first.
+
+        One tenant's (or, for tenant None, the default namespace's), or one stored user's when named.
+        """
+        status = SuggestionRow.status
+        counts = (
+            select(
+                SuggestionRow.transcript_id,
+                func.count().filter(status == SuggestionStatus.PENDING).label("pending_count"),
+                func.count().filter(status == SuggestionStatus.AUTO_APPLIED).label("auto_applied_count"),
+                func.count().label("total"),
+            )
+            .group_by(SuggestionRow.transcript_id)
+            .subquery()
+        )
+        when = func.coalesce(Transcript.analyzed_at, Transcript.created_at, type_=DateTime(timezone=True))
+        Row = tuple[str, str, datetime, int | None, int | None, int | None]
+        query = select(
+            Transcript.id, Transcript.user_id, when, counts.c.pending_count, counts.c.auto_applied_count, counts.c.total
+        ).outerjoin(counts, counts.c.transcript_id == Transcript.id)
+        if user_id is not None:
+            query = query.where(Transcript.user_id == user_id)
+        elif tenant is not None:
+            query = query.where(Transcript.user_id.startswith(f"{tenant}{SEPARATOR}"))
+        else:
+            query = query.where(~Transcript.user_id.contains(SEPARATOR))
+        if pending_only:
+            query = query.where(counts.c.pending_count > 0)
+        with self.db.session() as s:
+            rows = cast(
+                list[Row], s.execute(query.order_by(when.desc(), Transcript.id).offset(offset).limit(limit)).all()
+            )
+        return [
+            {"transcript_id": t, "user_id": u, "analyzed_at": w.isoformat(),
+             "counts": {SuggestionStatus.PENDING.value: p or 0, SuggestionStatus.AUTO_APPLIED.value: a or 0,
+                        "total": n or 0}}
+            for t, u, w, p, a, n in rows
+        ]  # fmt: skip
+
+    def transcript_view(self, transcript_id: str) -> TranscriptView:
+        """A transcript as the reviewer reads it: segment texts as analysed, and every suggestion on them."""
+        with self.db.session() as s:
+            row = s.get(Transcript, transcript_id)
+            if row is None:
+                raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+            analyzed_at = row.analyzed_at.isoformat() if row.analyzed_at else None
+            head = (row.id, row.user_id, row.language, analyzed_at, list(row.segments or []))
+        return TranscriptView(*head, self.list_suggestions(transcript_id))

@@ -1,0 +1,183 @@
+"""Suggestion rows as a reviewer changes them: a decision, a fix by hand (the memory writes travel with them)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import ConfigDict, Field, Strict, StringConstraints
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from namesake.adapters.models import SuggestionRow, Transcript
+from namesake.core.errors import ConflictError, InvalidInputError, NotFoundError
+from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
+from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.transcripts.store import ensure_transcript, suggestion_of
+
+
+@dataclass(frozen=True)
+class StoredSuggestion:
+    """A suggestion read for a review decision: what it says now, and the user its transcript belongs to."""
+
+    id: uuid.UUID
+    user_id: str
+    transcript_id: str
+    original: str
+    final: str
+    entity_type: str
+    status: SuggestionStatus
+    context_phrase: str
+    suggestion: Suggestion
+
+
+def stored_of(row: SuggestionRow, user_id: str, transcript_id: str) -> StoredSuggestion:
+    """A suggestion row as a review decision reads it."""
+    return StoredSuggestion(
+        row.id, user_id, transcript_id, row.original, row.final, row.entity_type, SuggestionStatus(row.status),
+        row.context_phrase, suggestion_of(row),
+    )  # fmt: skip
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class ManualFix:
+    """A span the reviewer corrected although nothing was suggested; saved as a validated suggestion of its own.
+
+    One type from the request body (POST /v1/corrections) to the row: checked once, where it is made.
+    """
+
+    user_id: Identifier
+    transcript_id: Identifier
+    segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    start_char: Offset
+    end_char: Annotated[int, Strict(), Field(gt=0, le=MAX_OFFSET, description="after start_char (exclusive end)")]
+    original: Annotated[str, StringConstraints(min_length=1)]
+    final: Annotated[str, StringConstraints(min_length=1)]
+    entity_type: EntityType = "KEYWORD"
+    segment_text: str | None = None
+
+    def __post_init__(self) -> None:
+        """Checked once, where it is made: a span inside its segment, holding the original it names."""
+        if self.segment_text is not None:
+            if not 0 <= self.start_char < self.end_char <= len(self.segment_text):
+                raise InvalidInputError("start_char/end_char are outside segment_text", field="end_char")
+            if self.segment_text[self.start_char : self.end_char] != self.original:
+                raise InvalidInputError("original does not match segment_text at the span", field="original")
+        elif self.end_char <= self.start_char:
+            raise InvalidInputError("end_char must be after start_char", field="end_char")
+
+
+def decide_in(
+    s: Session,
+    seen: StoredSuggestion,
+    *,
+    status: SuggestionStatus,
+    final: str,
+    on_race: Callable[[SuggestionStatus, str], None],
+    taught_with: uuid.UUID | None = None,
+    entity_type: str | None = None,
+) -> Suggestion:
+    """The decision written in session `s` (the memory write's own, when it teaches one) under a row lock.
+
+    What it replaces is kept (status, and the final when an edit changes it) so that undo can put it back.
+    """
+    row = s.get(SuggestionRow, seen.id, with_for_update=True)
+    if row is None:
+        raise NotFoundError(f"suggestion {seen.id} not found in transcript {seen.transcript_id!r}")
+    if row.status != seen.status:  # decided meanwhile by another request
+        on_race(SuggestionStatus(row.status), row.final)
+        return suggestion_of(row)
+    row.previous_status, row.proposed_final, row.taught_with = row.status, row.final, taught_with
+    row.proposed_entity_type = row.entity_type
+    row.status, row.final, row.decided_at = status, final, func.now()
+    row.entity_type = entity_type or row.entity_type
+    try:
+        s.flush()
+    except IntegrityError as exc:
+        raise ConflictError("another suggestion of this span already has that final", field="final") from exc
+    s.refresh(row)
+    return suggestion_of(row)
+
+
+def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestion:
+    """The manual fix as a validated suggestion of its span (its transcript registered).
+
+    A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
+    memory write that goes with it a replay rather than a second count.
+    """
+    ensure_transcript(s, span.transcript_id, span.user_id, None, grace_seconds)
+    new = insert(SuggestionRow).values(
+        id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
+        start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
+        entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status=SuggestionStatus.VALIDATED,
+        source="manual", decided_at=func.now(),
+    ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
+    created = s.execute(new.returning(SuggestionRow.id)).scalar() is not None
+    row = s.scalars(
+        select(SuggestionRow)
+        .where(
+            SuggestionRow.transcript_id == span.transcript_id,
+            SuggestionRow.segment_id == span.segment_id,
+            SuggestionRow.start_char == span.start_char,
+            SuggestionRow.end_char == span.end_char,
+            SuggestionRow.final == span.final,
+        )
+        .with_for_update()
+    ).one()
+    if not created:
+        row.status, row.decided_at = SuggestionStatus.VALIDATED, func.now()
+    displace_in(s, span, row.id)
+    s.flush()
+    s.refresh(row)
+    return suggestion_of(row)
+
+
+def displace_in(s: Session, span: ManualFix, fix_id: uuid.UUID) -> None:
+    """A fix by hand replaces the open suggestions its span holds or touches (undoing the fix brings them back).
+
+    One the reviewer accepted is theirs: 409 asks them to undo it first rather than overwrite it silently.
+    """
+    touching = s.scalars(
+        select(SuggestionRow)
+        .where(
+            SuggestionRow.transcript_id == span.transcript_id,
+            SuggestionRow.segment_id == span.segment_id,
+            SuggestionRow.start_char < span.end_char,
+            SuggestionRow.end_char > span.start_char,
+            SuggestionRow.id != fix_id,
+        )
+        .with_for_update()
+    ).all()
+    for row in touching:
+        if row.status == SuggestionStatus.VALIDATED:
+            raise ConflictError(
+                f"the words hold the accepted “{row.original} → {row.final}”: undo it first", field="start_char"
+            )
+        if row.status in SuggestionStatus.undecided():
+            row.previous_status, row.proposed_final, row.taught_with = row.status, row.final, fix_id
+            row.status, row.decided_at = SuggestionStatus.REJECTED, func.now()
+
+
+def load_suggestions_in(s: Session, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
+    """Suggestions of one transcript in the order asked; another transcript's is as invisible as a missing one."""
+    wanted: list[uuid.UUID] = []
+    for suggestion_id in suggestion_ids:
+        try:
+            wanted.append(uuid.UUID(suggestion_id))
+        except ValueError as exc:
+            raise NotFoundError(f"suggestion {suggestion_id!r} not found", field="suggestion_id") from exc
+    rows = s.execute(
+        select(SuggestionRow, Transcript.user_id)
+        .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+        .where(SuggestionRow.id.in_(wanted), SuggestionRow.transcript_id == transcript_id)
+    ).all()
+    found = {row.id: (row, user_id) for row, user_id in rows}
+    missing = next((str(i) for i in wanted if i not in found), None)
+    if missing is not None:
+        raise NotFoundError(f"suggestion {missing!r} not found in transcript {transcript_id!r}", field="suggestion_id")
+    return [stored_of(*found[i], transcript_id) for i in wanted]

@@ -1,0 +1,51 @@
+"""Who may write for a user: every write path claims the user first, erasure holds the same lock alone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from namesake.adapters.models import ErasedUser, User
+from namesake.core.errors import GoneError
+
+# Taken shared by every unit that creates a transcript's collection, exclusively by the sweep of collections
+# no transcript owns: a collection made in a unit not yet committed is never mistaken for an orphan.
+COLLECTIONS_LOCK = "transcript-collections"
+
+
+def hold_collections_shared(s: Session) -> None:
+    """In session `s`: no orphan sweep runs until this unit (which may create a collection) ends."""
+    s.execute(text("SELECT pg_advisory_xact_lock_shared(hashtextextended(:k, 0))"), {"k": COLLECTIONS_LOCK})
+
+
+def user_lock_key(user_id: str) -> str:
+    """The advisory-lock key of a user: writes take it shared (per transaction), erasure exclusively."""
+    return f"user:{user_id}"
+
+
+def claim_user(s: Session, user_id: str, grace_seconds: int, *, register: bool = True) -> None:
+    """Start a write for the user in session `s`: their shared lock, no recent erasure, their row.
+
+    Erasure holds the lock exclusively: a write in flight finishes first (and is erased with the rest),
+    and a write that comes after within `grace_seconds` of the erasure is refused (GoneError, 410):
+    a request already under way never brings an erased user back.
+    """
+    s.execute(text("SELECT pg_advisory_xact_lock_shared(hashtextextended(:k, 0))"), {"k": user_lock_key(user_id)})
+    erased_at = s.scalar(select(ErasedUser.erased_at).where(ErasedUser.user_id == user_id))
+    if erased_at is not None:
+        if erased_at > datetime.now(UTC) - timedelta(seconds=grace_seconds):
+            raise GoneError(f"user {user_id!r} was erased at {erased_at.isoformat()}: nothing written", field="user_id")
+        s.execute(delete(ErasedUser).where(ErasedUser.user_id == user_id))  # long ago: a new user of that id
+    if register:  # a write that creates (forgetting one correction creates nothing)
+        s.execute(insert(User).values(id=user_id).on_conflict_do_nothing())
+
+
+def mark_erased(s: Session, user_id: str) -> None:
+    """Leave the tombstone (the id and when) that claim_user reads."""
+    stmt = insert(ErasedUser).values(user_id=user_id)
+    s.execute(
+        stmt.on_conflict_do_update(index_elements=[ErasedUser.user_id], set_={"erased_at": stmt.excluded.erased_at})
+    )

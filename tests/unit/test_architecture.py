@@ -1,0 +1,131 @@
+"""The house plan holds: packages in layers, every import pointing down or across its own package, no circles."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2] / "src" / "namesake"
+
+# Each package's floor: a module may import its own package and the floors below it, never one above.
+FLOORS = {
+    "core": 0,
+    "reliability": 1,
+    "language_model": 2,
+    "adapters": 3,
+    "users": 4,
+    "transcripts": 5,
+    "corrections_memory": 6,
+    "analysis": 7,
+    "review": 7,
+    "jobs": 7,
+    "app": 8,
+    "api": 9,
+    "cli": 9,
+    "samples": 0,
+}
+# The package root itself (its version) is readable from every floor.
+ROOT_MODULES = {"namesake"}
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every namesake module a file imports, lazily and under TYPE_CHECKING included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("namesake"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("namesake"):
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names if _is_module(f"{node.module}.{a.name}"))
+    return found
+
+
+def _is_module(dotted: str) -> bool:
+    base = ROOT.parent / dotted.replace(".", "/")
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _graph() -> dict[str, set[str]]:
+    files = [p for p in ROOT.rglob("*.py") if "migrations" not in p.parts]
+    modules = {_module_of(p): p for p in files}
+    return {m: {i for i in _imports(p) if i in modules and i != m} for m, p in modules.items()}
+
+
+def _floor(module: str) -> int | None:
+    parts = module.split(".")
+    if module in ROOT_MODULES:
+        return None
+    return FLOORS[parts[1]]
+
+
+def test_every_module_lives_in_a_package_but_the_entry_points() -> None:
+    loose = sorted(p.name for p in ROOT.glob("*.py") if p.name not in {"__init__.py", "__main__.py", "cli.py"})
+    assert loose == []
+
+
+def test_every_package_has_a_floor_and_a_face() -> None:
+    for package in (p for p in ROOT.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        assert package.name in FLOORS, f"{package.name} has no floor in the house plan"
+        init = package / "__init__.py"
+        face = ast.get_docstring(ast.parse(init.read_text())) if init.is_file() else None
+        assert face, f"{package.name}/__init__ says nothing"
+
+
+def test_no_import_points_up() -> None:
+    upward = [
+        f"{m} -> {i}"
+        for m, imported in _graph().items()
+        for i in imported
+        if (a := _floor(m)) is not None and (b := _floor(i)) is not None and b > a
+    ]
+    assert upward == []
+
+
+def test_no_package_imports_a_sibling_of_its_own_floor_that_imports_it_back() -> None:
+    edges = {
+        (m.split(".")[1], i.split(".")[1])
+        for m, imported in _graph().items()
+        for i in imported
+        if m not in ROOT_MODULES and i not in ROOT_MODULES and m.split(".")[1] != i.split(".")[1]
+    }
+    assert sorted((a, b) for a, b in edges if (b, a) in edges) == []
+
+
+def test_no_import_circle_between_modules() -> None:
+    graph = _graph()
+    circles: list[list[str]] = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                circles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    assert circles == []
+
+
+@pytest.mark.parametrize("package", sorted(FLOORS))
+def test_the_plan_names_only_packages_that_exist(package: str) -> None:
+    assert (ROOT / package).is_dir() or (ROOT / f"{package}.py").is_file()
+
+
+def test_the_drawing_sees_the_arrows_it_judges() -> None:
+    graph = _graph()
+    assert "namesake.core.settings" in graph["namesake.app.services"] or any(
+        i.startswith("namesake.core") for i in graph["namesake.app.services"]
+    )
+    assert sum(len(v) for v in graph.values()) > 200
