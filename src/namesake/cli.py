@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -247,9 +248,10 @@ def _applied(transcript: TranscriptIn, result: AnalysisResult) -> dict[str, Any]
 
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestion]) -> Table:
-    table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions")
-    for col in ("segment", "span", "original", "final", "type", "confidence", "status"):
-        table.add_column(col, no_wrap=col in ("span", "type", "confidence", "status"), overflow="fold")
+    """The suggestions as a table that fits an 80-column terminal: short headers, no words folded in two."""
+    table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions", box=box.SIMPLE_HEAD)
+    for col in ("seg", "span", "original", "final", "type", "conf", "status"):
+        table.add_column(col, no_wrap=col in ("span", "type", "conf", "status"), overflow="fold")
     for s in suggestions:
         table.add_row(
             s.segment_id, f"{s.start_char}-{s.end_char}", s.original, s.final, s.entity_type,

@@ -99,15 +99,15 @@ class Settings(BaseSettings):
     # below 0.2 nine suggestions in ten were wrong on held-out calls: not worth a reviewer's time
     reliability_suggest_threshold: Unit = 0.20
     # a rewrite of a word in use that the language model read: applied on its own only from here (held-out
-    # calls, three seeds, bench/calibrate_reading.py: 0.62 against 0.60 cut Earnings-21 harm 3.11% → 2.94% for
+    # calls, three seeds, bench/fit/calibrate_reading.py: 0.62 against 0.60 cut Earnings-21 harm 3.11% → 2.94% for
     # 0.4 points of EER reduction)
     reliability_read_auto_apply_threshold: Unit = 0.62
-    # ... and shown from here: the second trees' probability (held-out, bench/calibrate_reading.py: from 0.15
+    # ... and shown from here: the second trees' probability (held-out, bench/fit/calibrate_reading.py: from 0.15
     # instead of 0.20, Earnings-21 oracle EER reduction 29.5% → 30.4%, 27.0 → 32.7 pending a call of which 55% →
     # 52% worth accepting, 41% of those added; nothing more read, the auto-applied edits as they were)
     reliability_read_suggest_threshold: Unit = 0.15
     # the first trees' confidence from which the language model reads a rewrite of a word in use; below the suggest
-    # threshold, what it reads can still lift a rewrite into the queue (held-out, bench/calibrate_reading.py:
+    # threshold, what it reads can still lift a rewrite into the queue (held-out, bench/fit/calibrate_reading.py:
     # Earnings-21 oracle EER reduction 29.5% from 0.20, 30.5% from 0.15, 30.9% from 0.10, for 16% / 35% more
     # windows and 4 / 5 more pending a call; the auto-applied edits do not move; with the model, 40 calls took
     # 12% longer from 0.15). Never below the 0.10 the second trees learnt from.
@@ -118,13 +118,13 @@ class Settings(BaseSettings):
     review_fold_below: Unit = 0.30
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
-    # Scorer: "trees" (the bundled model fitted by bench/calibrate.py, or RELIABILITY_SCORER_MODEL), or
+    # Scorer: "trees" (the bundled model fitted by bench/fit/calibrate.py, or RELIABILITY_SCORER_MODEL), or
     # "logistic" over the weights below. ASR doubt, the LLM verdict and the memory bonus apply to both.
     reliability_scorer: Literal["trees", "logistic"] = "trees"
     reliability_scorer_model: Path | None = None
-    # the second model, for what the language model read (trees only): bench/calibrate_reading.py writes it
+    # the second model, for what the language model read (trees only): bench/fit/calibrate_reading.py writes it
     reliability_reading_model: Path | None = None
-    # When a remembered fix may apply by itself: "learned" (the policy bench/calibrate_memory.py fits from
+    # When a remembered fix may apply by itself: "learned" (the policy bench/fit/calibrate_memory.py fits from
     # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
     reliability_memory_policy: Literal["learned", "rules"] = "learned"
     reliability_memory_model: Path | None = None

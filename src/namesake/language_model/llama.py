@@ -71,6 +71,9 @@ class LlamaModel:
                     log.warning("language model cache %s unreadable (%s): reading the GGUF file", folder, exc)
         parts = read_gguf(path)
         if folder is not None:
+            megabytes = sum(a.nbytes for a in parts[1].values()) / 1e6
+            # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
+            log.warning("first run: writing the language model's float32 weights (%.0f MB) to %s", megabytes, folder)
             try:
                 write_cache(folder, *parts)
             except OSError as exc:  # a read-only home: run without the cache

@@ -21,7 +21,7 @@ from namesake.reliability.types import DECISION_RANK, Candidate, Decision, Remem
 # second halves scored by held-out trees, Earnings-21): such pairs, applied, were right 12 times and harmful 28;
 # refused less often than made, right 117 times and harmful 11 (docs/corrections_memory.md).
 REFUSAL_WEIGHT = 1
-# The learned policy: when a remembered fix may apply by itself (bench/calibrate_memory.py writes it).
+# The learned policy: when a remembered fix may apply by itself (bench/fit/calibrate_memory.py writes it).
 BUNDLED_MEMORY_MODEL = Path(__file__).with_name("memory_model.json")
 
 # How close a window must be to an original the user corrected to get that user's final proposed.

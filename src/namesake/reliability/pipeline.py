@@ -231,7 +231,7 @@ _WARM_SEGMENTS = [Segment("1", "Reiner Blair spoke about Cytova."), Segment("2",
 _WARM_LISTS = {"orgs": ["Cytiva"], "persons": ["Rainer Blair"]}
 # Allocations between two collections of the young generation (CPython's default is 700): the stages make
 # hundreds of thousands of short-lived lists and tuples a call, and collecting every 700 of them cost the
-# 40 calls of bench/speed.py ~15% of their CPU time.
+# 40 calls of bench/measure/speed.py ~15% of their CPU time.
 GC_YOUNG_ALLOCATIONS = 20_000
 
 
@@ -239,7 +239,7 @@ def warm_stages(settings: Settings) -> None:
     """Load what the stages read, then freeze the heap: a process's start, not its first call, pays for it.
 
     The tables are millions of long-lived objects; once frozen, the collector no longer walks them at every
-    full collection (on the 9,000-word call of bench/speed.py spotting went from 203 to 154 ms); and it runs
+    full collection (on the 9,000-word call of bench/measure/speed.py spotting went from 203 to 154 ms); and it runs
     less often (GC_YOUNG_ALLOCATIONS).
     """
     keep_counts_in(settings.namesake_cache_dir)

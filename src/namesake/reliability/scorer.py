@@ -1,7 +1,7 @@
 """S5/S6: confidence in [0,1] from the signals present, then the decision; every signal kept for audit.
 
 The similarity and prior signals go through a learned model (gradient-boosted trees, `trees.py`, fitted
-by `bench/calibrate.py`) or, with RELIABILITY_SCORER=logistic, a logistic over RELIABILITY_WEIGHT_*.
+by `bench/fit/calibrate.py`) or, with RELIABILITY_SCORER=logistic, a logistic over RELIABILITY_WEIGHT_*.
 Signals the bench data cannot teach (ASR word confidence, the LLM verdict, the user's memory) are added
 on top with their own settings, the same way for both.
 """
@@ -46,7 +46,7 @@ class Scorer:
     auto_apply: float
     suggest: float
     model: TreeModel | None = None
-    # what the trees' log-odds become once the language model has read a candidate (bench/calibrate_reading.py)
+    # what the trees' log-odds become once the language model has read a candidate (bench/fit/calibrate_reading.py)
     reading: TreeModel | None = None
     # a rewrite of a word in use the language model read is applied on its own from this confidence
     read_auto_apply: float = 0.62
@@ -93,7 +93,7 @@ def check_reading_model(meta: dict[str, Any], s: Settings) -> None:
     if words is not None and list(words) != said:
         raise ConfigurationError(
             f"RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS / _RIGHT_WORDS {said[0]} / {said[1]}: the reading model was fitted"
-            f" on windows of {words[0]} / {words[1]} words (refit it with bench/calibrate_reading.py)",
+            f" on windows of {words[0]} / {words[1]} words (refit it with bench/fit/calibrate_reading.py)",
             field="RELIABILITY_LANGUAGE_MODEL_LEFT_WORDS",
         )
     fit_from = meta.get("fit_from")

@@ -1,6 +1,6 @@
 """The scorer's learned part: gradient-boosted trees over named signals, evaluated with numpy (no sklearn at run time).
 
-The model file is JSON written by `bench/calibrate.py`: the signal names it reads (a signal absent from a
+The model file is JSON written by `bench/fit/calibrate.py`: the signal names it reads (a signal absent from a
 candidate counts 0), the baseline log-odds, and per tree flat node arrays. A split sends a row left when
 its feature is <= the threshold, as scikit-learn's HistGradientBoostingClassifier does.
 """

@@ -5,7 +5,7 @@ embedded), waits for `/readyz`, then sends N concurrent manual corrections (POST
 distinct users) and, once they are answered, N more. Twice: with the warm-up (the default) and
 without it (NAMESAKE_WARM_UP=false, the baseline), in the same run.
 
-Usage: python bench/coldstart.py [--writers 50]
+Usage: python -m bench.measure.coldstart [--writers 50]
 """
 
 from __future__ import annotations

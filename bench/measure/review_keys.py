@@ -5,8 +5,8 @@ Now: one key per group of one original → final pair among the pending ones abo
 folded ones, Enter. The browser test `test_a_dev_call_is_decided_in_at_most_half_the_key_presses` drives
 the page itself on one call and finds the same count this model gives for it.
 
-Usage: python bench/review_keys.py PREDICTIONS.jsonl [earnings21.jsonl.gz] [--fold-below 0.30] [--min-words N]
-PREDICTIONS is what bench/quality.py wrote (bench/out/earnings21.namesake.jsonl): the shipped scorer, which
+Usage: python -m bench.measure.review_keys PREDICTIONS.jsonl [earnings21.jsonl.gz] [--fold-below 0.30] [--min-words N]
+PREDICTIONS is what bench/measure/quality.py wrote (bench/out/earnings21.namesake.jsonl): the shipped scorer, which
 was fitted on these calls, so the queue sizes are in-sample; the key counts depend on the page, not on that.
 """
 
@@ -20,7 +20,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from _common import bench_file, worth_accepting
+from bench.common import bench_file, worth_accepting
 
 
 def keys_for(pending: list[tuple[str, str, float]], fold_below: float) -> tuple[int, int, int]:
@@ -56,7 +56,7 @@ def main() -> None:
     ap.add_argument("--min-words", type=int, default=0)
     a = ap.parse_args()
     if not a.predictions.exists():
-        raise SystemExit(f"predictions not found: {a.predictions} (run bench/quality.py first)")
+        raise SystemExit(f"predictions not found: {a.predictions} (run bench/measure/quality.py first)")
     with gzip.open(bench_file(a.split), "rt") as fh:
         calls = {c["transcript_id"]: c for c in map(json.loads, fh)}
     rows: list[tuple[Any, ...]] = []

@@ -1,6 +1,6 @@
 """Fit the second scoring model: the trees' view plus the language model's, for rewrites of everyday words.
 
-The first model (bench/calibrate.py) is checked by GroupKFold over calls; its held-out log-odds decide which
+The first model (bench/fit/calibrate.py) is checked by GroupKFold over calls; its held-out log-odds decide which
 candidates could be shown or applied (best reading per span, ≥ FIT_FROM: below the suggest threshold too, since
 the reading can lift them). Those with an everyday-word original (`reliability.reading.reads`) are read by the
 bundled model (SmolLM2-135M) in their words, and a second set of trees learns from [the signals, the first
@@ -12,8 +12,9 @@ own from RELIABILITY_READ_AUTO_APPLY_THRESHOLD (the first --bars value), shown f
 The figures printed are those of what the pipeline reads: the candidates from RELIABILITY_READ_FROM (or
 --read-from).
 
-Usage: python bench/calibrate_reading.py [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7] [--predictions DIR]
-       [--worse-weights 3 6] [--runtime openvino|numpy] [--also-read-with numpy --also-gains-cache F] [--read-from 0.2]
+Usage: python -m bench.fit.calibrate_reading [FILES] [--gains-cache F] [--rows-cache F] [--bars 0.6 0.7]
+       [--predictions DIR] [--worse-weights 3 6] [--runtime openvino|numpy]
+       [--also-read-with numpy --also-gains-cache F] [--read-from 0.2]
        [--surprisal F | --prior F --out SCRATCH]  (experiments: signals the pipeline does not give)
 (the first bar and weight are the ones exported)
 """
@@ -30,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from _common import bench_file, bench_segments
-from calibrate import (
+from bench.common import bench_file, bench_segments
+from bench.fit.calibrate import (
     NOT_LEARNED,
     READ_TREES,
     TREES,
@@ -42,7 +43,7 @@ from calibrate import (
     labelled_candidates,
     yardstick,
 )
-from fold_models import write_fold_models
+from bench.fit.fold_models import write_fold_models
 from namesake.core.settings import Settings
 from namesake.language_model.scorer import load_language_model
 from namesake.reliability.ports import Window

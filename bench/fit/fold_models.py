@@ -1,5 +1,5 @@
 """Per-fold scorers: the two sets of trees fitted without each fold's calls, for benches that must not score
-a call with a model that saw it (bench/learning_loop.py --fold-models). Written by calibrate_reading.py."""
+a call with a model that saw it (bench/measure/learning_loop.py --fold-models). Written by calibrate_reading.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from calibrate import READ_TREES, TREES, export
+from bench.fit.calibrate import READ_TREES, TREES, export
 
 
 def fold_of_groups(x: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int) -> dict[str, int]:

@@ -10,7 +10,7 @@ realistic memory, it times:
   originals it has not embedded before, and one batched filtered query), against the same 100 done one by
   one; and the same stage for 100 originals never seen before (the embedder's time included).
 
-Usage: python bench/memory.py [--sizes 10000 100000 1000000] [--runs 30] [--data-dir DIR]
+Usage: python -m bench.measure.memory [--sizes 10000 100000 1000000] [--runs 30] [--data-dir DIR]
 (On a fresh embedded PostgreSQL and Qdrant Edge in a temporary folder: it writes a million rows, ~10 min.
 With --data-dir, a folder filled by an earlier run is topped up to each size instead of filled again.)
 """

@@ -2,12 +2,12 @@
 
 One split moves with a few candidate rows (60 of 510,253 moved Earnings-21's harm by 0.6 points on one split and
 0.2 the other way on another: docs/reliability.md), because every refit draws its trees anew; the mean of three
-splits moves far less. Runs `bench/calibrate_reading.py` once on GroupKFold's own split and once per `--seeds`
+splits moves far less. Runs `bench/fit/calibrate_reading.py` once on GroupKFold's own split and once per `--seeds`
 shuffle, each writing its model to a scratch file (never the shipped one), and prints each split's rows of the
 language model's configuration with the mean below them.
 
-    python bench/splits.py --rows-cache bench/out/rows.pkl --gains-cache bench/out/lm_gains_ov.json
-    python bench/splits.py --seeds 1 2 3 -- --bars 0.62 --read-from 0.3
+    python -m bench.measure.splits --rows-cache bench/out/rows.pkl --gains-cache bench/out/lm_gains_ov.json
+    python -m bench.measure.splits --seeds 1 2 3 -- --bars 0.62 --read-from 0.3
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
 # The figures of a table row after its file and configuration cells, in calibrate_reading.py's order.
 COLUMNS = ("EER reduction auto", "oracle", "precision_auto_ref", "harm_auto", "FER_auto", "word auto wrong",
            "pending / call", "worth accepting")  # fmt: skip
@@ -76,7 +75,7 @@ def main() -> None:
     splits = []
     for label, seed in zip(labels, [None, *a.seeds], strict=True):
         print(f"split {label}: calibrate_reading.py …", file=sys.stderr, flush=True)
-        cmd = [sys.executable, str(ROOT / "calibrate_reading.py"), "--out", str(scratch / f"{seed}.json"), *shared]
+        cmd = [sys.executable, "-m", "bench.fit.calibrate_reading", "--out", str(scratch / f"{seed}.json"), *shared]
         # its progress passes through on stderr; its tables are read from stdout
         run = subprocess.run(
             cmd + ([] if seed is None else ["--split-seed", str(seed)]), stdout=subprocess.PIPE, text=True

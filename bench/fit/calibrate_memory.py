@@ -1,6 +1,6 @@
 """Memory policy: learn when a remembered fix may apply by itself, from the learning loop's review sessions.
 
-Rows: every second-half suggestion of `bench/learning_loop.py --fold-models …` that the user's memory matched
+Rows: every second-half suggestion of `bench/measure/learning_loop.py --fold-models …` that the user's memory matched
 (signal `remembered` > 0, not contested, and not one the pipeline never applies: a taught fix of a list
 spelling, a rewrite around a right entity). Label: the yardstick's harm rule (applied alone, it fixes an entity
 or brings the words nearer the reference, and breaks nothing). Features: memory_policy.policy_features —
@@ -11,7 +11,7 @@ Compared on held-out calls (GroupKFold by call): the hand rules (the statuses as
 against the learned policy at several auto-apply bars, each re-scored with the yardstick on the second
 halves, with repeated mistakes fixed automatically / suggested. Writes the policy fitted on every row.
 
-Usage: python bench/calibrate_memory.py [--loop-out bench/out] [--bars 0.5 0.6 0.7] [--out FILE] [--drop F ...]
+Usage: python -m bench.fit.calibrate_memory [--loop-out bench/out] [--bars 0.5 0.6 0.7] [--out FILE] [--drop F ...]
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from _common import judge, score
-from calibrate import export
-from learning_loop import repeated
+from bench.common import judge, score
+from bench.fit.calibrate import export
+from bench.measure.learning_loop import repeated
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, may_apply_away, policy_features
 from namesake.reliability.types import REVIEWER_DECIDES
 
@@ -106,7 +106,7 @@ def main() -> None:
     preds, halves = load(a.loop_out)
     rows = rows_of(preds, halves)
     if not rows:
-        sys.exit("no memory-matched suggestion in the loop's output: run bench/learning_loop.py first")
+        sys.exit("no memory-matched suggestion in the loop's output: run bench/measure/learning_loop.py first")
     names = sorted(set(rows[0]["x"]) - set(a.drop))
     x = np.array([[r["x"][n] for n in names] for r in rows])
     y = np.array([r["y"] for r in rows])

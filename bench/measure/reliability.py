@@ -15,7 +15,7 @@
   --minutes, the server's RSS sampled every 10 s; the slope over the last half must be flat.
 
 Needs DATABASE_URL (a server: its backends are terminated); each scenario gets a fresh database on it
-and a fresh data folder. Usage: python bench/reliability.py [fault|race|isolation|soak|all] [--writes
+and a fresh data folder. Usage: python -m bench.measure.reliability [fault|race|isolation|soak|all] [--writes
 2000] [--minutes 10] [--clients 20] [--restart-postgres]
 """
 

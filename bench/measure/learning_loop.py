@@ -11,7 +11,7 @@ first half, on spans that are not function words: the table says how many come b
 automatically, and how many are at least suggested.
 The reviewer reads the gold annotations — it plays the human; namesake never sees them.
 
-Usage: python bench/learning_loop.py [--file earnings21.jsonl.gz] [--limit 147]
+Usage: python -m bench.measure.learning_loop [--file earnings21.jsonl.gz] [--limit 147]
 """
 
 from __future__ import annotations
@@ -27,14 +27,11 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from _common import BENCH_DATA, bench_file, judge, score
+from bench.common import bench_file, judge, score, yardstick
 from namesake.api.app import create_app
 from namesake.core.settings import Settings
 from namesake.core.text import compact
 from namesake.reliability.windows import function_words
-
-sys.path.insert(0, str(BENCH_DATA))
-import score as yardstick
 
 KEY = "bench-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -129,8 +126,8 @@ def repeated(
             out["repeated"] += 1
             fixing = []
             for s in by_seg.get(seg["id"], []):
-                new, edits = yardstick.apply(seg["text"], [s])
-                if yardstick.entity_ok(g, new, edits):
+                new, edits = yardstick().apply(seg["text"], [s])
+                if yardstick().entity_ok(g, new, edits):
                     fixing.append(s)
             out["suggested"] += bool(fixing)
             auto = any(s["status"] == "auto_applied" for s in fixing)

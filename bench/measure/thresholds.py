@@ -1,7 +1,7 @@
 """Memory cut-offs on the default encoder: cosine of labelled (heard, alike) pairs against the dedupe and
 boost thresholds, so that "the same correction" and "a near correction" are measured, not borrowed.
 
-Usage: python bench/thresholds.py [--pairs tests/data/memory_pairs.json]
+Usage: python -m bench.measure.thresholds [--pairs tests/data/memory_pairs.json]
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import ROOT
+from bench.common import ROOT
 from namesake.adapters.embeddings import build_embedder
 from namesake.core.settings import Settings
 

@@ -8,7 +8,7 @@ trees are checked by GroupKFold over calls (a call never trains and tests at onc
 the real evaluation are other calls), then refitted on everything and written as JSON for
 `namesake.reliability.trees`. Needs the `calibrate` extra (scikit-learn); the service itself never does.
 
-Usage: python bench/calibrate.py [earnings21.jsonl.gz librispeech.jsonl.gz] [--out MODEL.json] [--folds 5]
+Usage: python -m bench.fit.calibrate [earnings21.jsonl.gz librispeech.jsonl.gz] [--out MODEL.json] [--folds 5]
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from _common import BENCH_DATA, ROOT, bench_file, right_entity_changes, score
+from bench.common import ROOT, bench_file, right_entity_changes, score
+from bench.common import yardstick as load_yardstick
 from namesake.core.settings import Settings
 from namesake.core.text import compact
 from namesake.reliability.canonical import aggregate_payloads
@@ -73,10 +74,10 @@ CONTEXT_SIGNALS = ("ctx_", "final_elsewhere", "original_elsewhere", "left_is_fun
 def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
     """The candidates of one transcript (a bench-file line), each with the yardstick's verdicts; runs in a worker."""
     stem, line = job
-    if str(BENCH_DATA) not in sys.path:
-        sys.path.insert(0, str(BENCH_DATA))
     from rapidfuzz.distance import Levenshtein
-    from score import apply, entity_ok, form_words  # the yardstick's own definitions of "fixed", "broken", words
+
+    ys = load_yardstick()  # the yardstick's own definitions of "fixed", "broken", words
+    apply, entity_ok, form_words = ys.apply, ys.entity_ok, ys.form_words
 
     settings = Settings(llm_provider="none")  # the defaults: no per-file settings
     raw = json.loads(line)
@@ -261,7 +262,7 @@ def main() -> None:
         from sklearn.ensemble import HistGradientBoostingClassifier
         from sklearn.model_selection import GroupKFold
     except ImportError:
-        sys.exit("bench/calibrate.py needs scikit-learn: pip install -e '.[calibrate]'")
+        sys.exit("bench/fit/calibrate.py needs scikit-learn: pip install -e '.[calibrate]'")
     from namesake.reliability.trees import TreeModel
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

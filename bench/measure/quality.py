@@ -3,7 +3,7 @@
 Next to the yardstick's columns: the review queue, pending suggestions per transcript and the share of them a
 reviewer following the harm rule would accept (fixes an entity or brings the words nearer, breaks nothing).
 
-Usage: python bench/quality.py [earnings21.jsonl.gz] [librispeech.jsonl.gz] [--out DIR]
+Usage: python -m bench.measure.quality [earnings21.jsonl.gz] [librispeech.jsonl.gz] [--out DIR]
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from _common import bench_file, fresh_env, review_queue, run_to_file, score
+from bench.common import bench_file, fresh_env, review_queue, run_to_file, score
 
 COLUMNS = ("EER_before", "EER_auto", "EER_oracle", "EER_rel_reduction_auto", "EER_rel_reduction_oracle",
            "precision_auto_ref", "harm_auto", "broken_auto", "FER_before", "FER_auto", "FER_oracle",

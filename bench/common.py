@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,6 +14,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DATA = Path(os.environ.get("NAMESAKE_BENCH_DATA", ROOT.parent / "shared" / "bench-data"))
+
+
+@functools.cache
+def yardstick() -> Any:
+    """The shared yardstick (`score.py` beside the bench data), loaded by path: its definitions of fixed, broken."""
+    spec = importlib.util.spec_from_file_location("score", BENCH_DATA / "score.py")
+    if spec is None or spec.loader is None:
+        sys.exit(f"the yardstick was not found: {BENCH_DATA / 'score.py'} (set NAMESAKE_BENCH_DATA)")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def bench_file(name: str) -> Path:
@@ -28,9 +41,7 @@ def right_entity_changes(seg: dict[str, Any], new: str, edits: list[Any]) -> tup
     A right entity the yardstick counts broken as written ("Q and A" for Q&A) is repaired when the
     edit makes it match, and never counted broken again.
     """
-    if str(BENCH_DATA) not in sys.path:
-        sys.path.insert(0, str(BENCH_DATA))
-    from score import entity_ok
+    entity_ok = yardstick().entity_ok
 
     right = seg["correct"] + seg["format_diffs"]
     before = [entity_ok(g, seg["text"], []) for g in right]
@@ -68,20 +79,18 @@ def score(split: Path, predictions: Path) -> tuple[str, dict[str, dict[str, floa
 
 def judge(seg: dict[str, Any], s: dict[str, Any]) -> tuple[int, int, int]:
     """(entities fixed, right entities broken, change of word errors as written) if it alone were applied."""
-    if str(BENCH_DATA) not in sys.path:
-        sys.path.insert(0, str(BENCH_DATA))
-    import score as yardstick
     from rapidfuzz.distance import Levenshtein
 
-    new, edits = yardstick.apply(seg["text"], [s])
+    ys = yardstick()
+    new, edits = ys.apply(seg["text"], [s])
     subs = [g for g in seg["errors"] if g.get("kind") != "deletion"]
     repaired, broken = right_entity_changes(seg, new, edits)
     cased = any(ch.isupper() for ch in seg["reference"])
-    ref = yardstick.form_words(seg["reference"], cased)
-    closer = Levenshtein.distance(yardstick.form_words(new, cased), ref) - Levenshtein.distance(
-        yardstick.form_words(seg["text"], cased), ref
+    ref = ys.form_words(seg["reference"], cased)
+    closer = Levenshtein.distance(ys.form_words(new, cased), ref) - Levenshtein.distance(
+        ys.form_words(seg["text"], cased), ref
     )
-    return sum(yardstick.entity_ok(g, new, edits) for g in subs) + repaired, broken, closer
+    return sum(ys.entity_ok(g, new, edits) for g in subs) + repaired, broken, closer
 
 
 def worth_accepting(seg: dict[str, Any], s: dict[str, Any]) -> bool:

@@ -4,7 +4,7 @@ and whole-file throughput (words/s) of `namesake analyze` next to the baseline's
 Both with the language model off and on (the default): its row is what reading everyday words costs; then
 the same with the numpy pass (RELIABILITY_LANGUAGE_MODEL_RUNTIME=numpy, 3 runs), the compiled pass's baseline.
 
-Usage: python bench/speed.py [--runs 15] [--file earnings21.jsonl.gz] [--limit 40] [--rounds 1]
+Usage: python -m bench.measure.speed [--runs 15] [--file earnings21.jsonl.gz] [--limit 40] [--rounds 1]
        [--throughput-only | --latency-only]
 """
 
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import bench_file, fresh_env
+from bench.common import bench_file, fresh_env
 from namesake.adapters.runtime import open_runtime
 from namesake.app.services import build_services
 from namesake.core.settings import Settings

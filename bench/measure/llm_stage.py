@@ -7,7 +7,7 @@ LLM_PROVIDER=openai at this server — and the yardstick scores both. The table 
 costs: harm, EER, seconds, and the stage's own counts (items sent, answers unusable) with the spans the S2 gate
 passed without asking (`gate_hits`).
 
-Usage: python bench/llm_stage.py [--file earnings21.jsonl.gz] [--limit 3] [--max-tokens 256]
+Usage: python -m bench.measure.llm_stage [--file earnings21.jsonl.gz] [--limit 3] [--max-tokens 256]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from _common import bench_file, fresh_env, run_to_file, score
+from bench.common import bench_file, fresh_env, run_to_file, score
 from namesake.language_model.scorer import LocalLanguageModel, load_language_model
 
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")

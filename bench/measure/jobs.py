@@ -1,6 +1,6 @@
 """Jobs at scale: promotion of 100k corrections and GDPR erasure of a user holding 10k, on the embedded stack.
 
-Usage: python bench/jobs.py [--corrections 100000] [--user-corrections 10000]
+Usage: python -m bench.measure.jobs [--corrections 100000] [--user-corrections 10000]
 Targets (issue): promotion ≤ 60 s, erasure ≤ 2 s. The per-row baseline promotes the same rows one
 statement and one vector-store call at a time, as a first implementation would (on a sample, scaled).
 """

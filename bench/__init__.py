@@ -1,0 +1,1 @@
+"""Benchmarks and the fitting of the shipped models; run from the repository root as `python -m bench.…`."""
