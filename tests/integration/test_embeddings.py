@@ -108,7 +108,7 @@ def test_the_cache_embeds_each_text_once_and_answers_the_same_vectors(embedder: 
 
 
 def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: Embedder) -> None:
-    """Measured on labelled pairs (bench/measure/thresholds.py): no other correction reaches the boost, some slips do."""
+    """Measured on labelled pairs (bench/measure/thresholds.py): no other correction reaches the boost, slips do."""
     import json
 
     from namesake.core.settings import Settings

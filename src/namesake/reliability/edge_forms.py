@@ -4,7 +4,7 @@
 letters match the entry (the trees judge what changes, not the words that stay), so the text reads
 "NextEra energy". Once the rewrite is applied, each trimmed edge word written otherwise than in the entry
 (case, accents, hyphens) becomes a suggestion of its own with the rewrite's decision and confidence: a separate
-edit, so the entity is judged whole and a reviewer can undo either. Measured in docs/reliability.md.
+edit, so the entity is judged whole and a reviewer can undo either. Measured in docs/benchmarks/reliability.md.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from namesake.reliability.types import DECISION_RANK, Candidate, Decision, Remem
 # What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
 # often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,
 # second halves scored by held-out trees, Earnings-21): such pairs, applied, were right 12 times and harmful 28;
-# refused less often than made, right 117 times and harmful 11 (docs/corrections_memory.md).
+# refused less often than made, right 117 times and harmful 11 (docs/benchmarks/memory.md).
 REFUSAL_WEIGHT = 1
 # The learned policy: when a remembered fix may apply by itself (bench/fit/calibrate_memory.py writes it).
 BUNDLED_MEMORY_MODEL = Path(__file__).with_name("memory_model.json")
@@ -146,7 +146,7 @@ def apply_refusals(
     cands: list[Candidate], refused: dict[tuple[str, str], int], remembered: list[RememberedCorrection]
 ) -> list[Candidate]:
     """Drop what the user refused, in any span that carries it; a pair both refused and made is contested, and
-    one refused at least as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/corrections_memory.md).
+    one refused at least as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/benchmarks/memory.md).
     """
     made: dict[tuple[str, str], int] = {}
     for m in remembered:

@@ -230,8 +230,8 @@ def run_stages(
 _WARM_SEGMENTS = [Segment("1", "Reiner Blair spoke about Cytova."), Segment("2", "Nothing else.")]
 _WARM_LISTS = {"orgs": ["Cytiva"], "persons": ["Rainer Blair"]}
 # Allocations between two collections of the young generation (CPython's default is 700): the stages make
-# hundreds of thousands of short-lived lists and tuples a call, and collecting every 700 of them cost the
-# 40 calls of bench/measure/speed.py ~15% of their CPU time.
+# hundreds of thousands of short-lived lists and tuples a call, and collecting that often costs a large share of
+# their CPU time (docs/benchmarks/speed.md).
 GC_YOUNG_ALLOCATIONS = 20_000
 
 

@@ -6,7 +6,7 @@ tell which. Such candidates, once the first trees give them RELIABILITY_READ_FRO
 likelier the sentence reads with the final than with the original (`ports.LanguageModel`), per occurrence.
 Rewrites of unknown forms ("Cytova") and spacing or punctuation forms are not read: the model does not
 know the names on the list any better than the spotting does, and those forms are right nearly always
-(docs/reliability.md).
+(docs/benchmarks/reliability.md).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from namesake.reliability.types import Candidate, Decision, Segment
 # Zipf frequency of the original's most common word from which the model reads it: a word in use, everyday
 # ("comp", "teams") or not ("genomics" 2.99, "coolers" 2.92, "newscast" 2.66); not an unknown form ("Cytova" 0).
 # Held-out, mean of three seeds: Earnings-21 harm 3.9% → 3.1% against a bar of 3, LibriSpeech 2.2% → 1.3%
-# (docs/reliability.md).
+# (docs/benchmarks/reliability.md).
 READ_ZIPF = 1.5
 # The signal the model writes; the second scoring model reads it with the trees' log-odds (STAGE1).
 GAIN = "lm_gain"
 STAGE1 = "trees_logit"
 # How the same change reads across the call: the mean gain of every read occurrence of (heard, final) in the
 # transcript, and how many there are. Each occurrence keeps its own gain; the pair's reading is context for it
-# (held-out: word-changing auto edits wrong 4.8% → 4.4%, docs/reliability.md).
+# (held-out: word-changing auto edits wrong 4.8% → 4.4%, docs/benchmarks/reliability.md).
 PAIR_GAIN = "pair_lm_mean"
 PAIR_READS = "pair_reads"
 
