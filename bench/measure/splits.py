@@ -2,7 +2,8 @@
 
 One split moves with a few candidate rows (60 of 510,253 moved Earnings-21's harm by 0.6 points on one split and
 0.2 the other way on another), because every refit draws its trees anew; the mean of three splits moves far less.
-Runs `bench/fit/calibrate_reading.py` once on GroupKFold's own split and once per `--seeds` shuffle, each writing its model to a scratch file (never the shipped one), and prints each split's rows of the
+Runs `bench/fit/calibrate_reading.py` once on GroupKFold's own split and once per `--seeds` shuffle,
+each writing its model to a scratch file (never the shipped one), and prints each split's rows of the
 language model's configuration with the mean below them.
 
     python -m bench.measure.splits --rows-cache bench/out/rows.pkl --gains-cache bench/out/lm_gains_ov.json
