@@ -16,7 +16,7 @@ from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
 from namesake.reliability.reading import needs_reading as reading_needed
-from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Segment
+from namesake.reliability.types import Candidate, CanonicalDictionary, Disposition, Segment
 
 # an everyday word where it is meant (the first three) and the name where it is (the last two)
 EVERYDAY = [
@@ -113,7 +113,7 @@ def test_a_window_is_the_words_around_the_span_as_written() -> None:
 def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     def cand(original: str, final: str, **signals: float) -> Candidate:
         c = Candidate("1", 0, len(original), original, final, "ORG", "canonical", signals=dict(signals))
-        c.decision, c.confidence = Decision.PENDING, 0.4
+        c.decision, c.confidence = Disposition.PENDING, 0.4
         return c
 
     def needs_reading(c: Candidate, language: str) -> bool:
@@ -129,7 +129,7 @@ def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     assert not needs_reading(cand("bodes", "Biden's", everyday_word=0.5), "fr")  # the model reads English
     # below the suggest bar, a rewrite is read from RELIABILITY_READ_FROM: what it reads may lift it into the queue
     dropped = cand("bodes", "Biden's", everyday_word=0.5)
-    dropped.decision, dropped.confidence = Decision.DROPPED, 0.16
+    dropped.decision, dropped.confidence = Disposition.DROPPED, 0.16
     assert needs_reading(dropped, "en")
     dropped.confidence = 0.14
     assert not needs_reading(dropped, "en")
@@ -137,7 +137,7 @@ def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     shown.confidence = 0.1  # the memory lifted it into the queue: read whatever its confidence
     assert needs_reading(shown, "en")
     repeating = cand("Coulter", "Beckman Coulter", everyday_word=0.5)
-    repeating.decision, repeating.confidence, repeating.repeats_neighbour = Decision.DROPPED, 0.3, True
+    repeating.decision, repeating.confidence, repeating.repeats_neighbour = Disposition.DROPPED, 0.3, True
     assert not needs_reading(repeating, "en")  # dropped whatever it reads
 
 
@@ -154,16 +154,16 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
     ]
     without, _ = run_stages(PipelineInputs(segs, LISTED), Settings(reliability_language_model="none"))
     alone = {c.original: c.decision for c in without}
-    assert alone["teams"] is Decision.AUTO_APPLIED  # the trees alone
+    assert alone["teams"] is Disposition.AUTO_APPLIED  # the trees alone
     assert "comp" not in alone  # "workers CMP claims": letters nobody says as a word, never proposed (nor read)
     kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), language_model=lm)
     assert stats.language_model["read"] >= 2 and "language_model" in stats.stage_seconds
     by_span = {(c.segment_id, c.original): c for c in kept}
     assert ("1", "comp") not in by_span
     teams = by_span.get(("2", "teams"))  # "our sales Teams worked": nobody says that
-    assert teams is None or (teams.decision is not Decision.AUTO_APPLIED and teams.signals[GAIN] < 0)
+    assert teams is None or (teams.decision is not Disposition.AUTO_APPLIED and teams.signals[GAIN] < 0)
     backed = by_span[("3", "Microsoft teams")]
-    assert backed.decision is Decision.AUTO_APPLIED and backed.signals[GAIN] > 0
+    assert backed.decision is Disposition.AUTO_APPLIED and backed.signals[GAIN] > 0
     assert backed.signals[PAIR_READS] == 1 and backed.signals[PAIR_GAIN] == backed.signals[GAIN]  # how its pair reads
 
 

@@ -129,3 +129,48 @@ def test_the_drawing_sees_the_arrows_it_judges() -> None:
         i.startswith("namesake.core") for i in graph["namesake.app.services"]
     )
     assert sum(len(v) for v in graph.values()) > 200
+
+
+VOCABULARY_FIELDS = {"status", "action", "source"}
+
+
+def _vocabulary() -> set[str]:
+    from namesake.reliability.types import CandidateSource, CorrectionStatus, ReviewAction, SuggestionStatus
+
+    return {str(v) for enum in (CandidateSource, CorrectionStatus, ReviewAction, SuggestionStatus) for v in enum}
+
+
+def _literal_uses(tree: ast.AST, words: set[str]) -> list[int]:
+    """Lines where a status, action or source is compared with, passed as or assigned a bare string."""
+
+    def bare(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in words
+
+    lines: list[int] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and (bare(node.left) or any(bare(c) for c in node.comparators)):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.keyword) and node.arg in VOCABULARY_FIELDS and bare(node.value):
+            lines.append(node.value.lineno)
+        elif isinstance(node, ast.Assign) and bare(node.value):
+            names = {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
+            if names & VOCABULARY_FIELDS:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_status_action_or_source_is_a_bare_string_outside_its_enum() -> None:
+    words = _vocabulary()
+    found = {
+        str(p.relative_to(ROOT)): lines
+        for p in ROOT.rglob("*.py")
+        if "migrations" not in p.parts and (lines := _literal_uses(ast.parse(p.read_text()), words))
+    }
+    assert found == {}
+
+
+def test_the_literal_check_sees_a_bare_status() -> None:
+    words = _vocabulary()
+    assert _literal_uses(ast.parse('if row.status == "active": row.source = "manual"'), words) == [1, 1]
+    assert _literal_uses(ast.parse("f(action='reject')"), words) == [1]
+    assert _literal_uses(ast.parse("if row.status == CorrectionStatus.ACTIVE: pass"), words) == []

@@ -7,7 +7,7 @@ from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
 from namesake.reliability.explain import FLAGS, REASONS
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, Decision, RememberedCorrection, Segment
+from namesake.reliability.types import CanonicalDictionary, Disposition, RememberedCorrection, Segment
 
 TEXT = "Turning to extra energy partners, liquidity was strong."
 
@@ -29,7 +29,7 @@ def test_nothing_where_the_entry_is_the_final_the_words_differ_or_are_already_wr
     assert edge_pieces(TEXT, start, start + 5, "NextEra", "Florida NextEra Energy") == []  # no "Florida" before it
 
 
-def _kept(on: bool, refused: dict[tuple[str, str], int] | None = None) -> list[tuple[str, str, Decision, float]]:
+def _kept(on: bool, refused: dict[tuple[str, str], int] | None = None) -> list[tuple[str, str, Disposition, float]]:
     segments = [Segment("1", TEXT), Segment("2", "Revenue grew at ford motor, said the CFO.")]
     lists = CanonicalDictionary({"orgs": ["NextEra Energy Partners"]})
     settings = Settings(reliability_language_model="none", reliability_edge_forms=on)
@@ -39,12 +39,12 @@ def _kept(on: bool, refused: dict[tuple[str, str], int] | None = None) -> list[t
 
 def test_an_applied_rewrite_brings_its_edge_words_as_edits_of_their_own_with_its_decision() -> None:
     with_forms, without = _kept(True), _kept(False)
-    assert without == [("extra", "NextEra", Decision.AUTO_APPLIED, without[0][3])]
+    assert without == [("extra", "NextEra", Disposition.AUTO_APPLIED, without[0][3])]
     confidence = without[0][3]
     assert with_forms == [
-        ("extra", "NextEra", Decision.AUTO_APPLIED, confidence),
-        ("energy", "Energy", Decision.AUTO_APPLIED, confidence),
-        ("partners", "Partners", Decision.AUTO_APPLIED, confidence),
+        ("extra", "NextEra", Disposition.AUTO_APPLIED, confidence),
+        ("energy", "Energy", Disposition.AUTO_APPLIED, confidence),
+        ("partners", "Partners", Disposition.AUTO_APPLIED, confidence),
     ]
 
 
@@ -60,8 +60,8 @@ def test_an_edge_word_refused_as_often_as_made_waits_for_a_reviewer() -> None:
     inputs = PipelineInputs(segments, lists, refused={refusal_key("energy", "Energy"): 1}, remembered=made)
     kept, _ = run_stages(inputs, Settings(reliability_language_model="none"))
     decided = {c.original: c for c in kept}
-    assert decided["energy"].refused_as_often and decided["energy"].decision is Decision.PENDING
-    assert decided["partners"].decision is Decision.AUTO_APPLIED and not decided["partners"].contested
+    assert decided["energy"].refused_as_often and decided["energy"].decision is Disposition.PENDING
+    assert decided["partners"].decision is Disposition.AUTO_APPLIED and not decided["partners"].contested
 
 
 def test_the_page_says_why_an_edge_word_changed_without_a_number() -> None:

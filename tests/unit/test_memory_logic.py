@@ -11,7 +11,7 @@ import pytest
 from namesake.adapters.vectors.base import Match
 from namesake.core.errors import InvalidInputError
 from namesake.core.settings import Settings
-from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteOutcome, decide_write
+from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.scope import memory_filter
 from namesake.reliability.memory_policy import (
     BoostParams,
@@ -64,7 +64,7 @@ def test_write_decision(
     sid: str | None, final: str, same: Existing | None, semantic: SemanticHit | None, outcome: WriteOutcome,
     target: int | None,
 ) -> None:  # fmt: skip
-    d = decide_write(suggestion_id=sid, final_norm=final, same_original=same, semantic=semantic, dedupe_threshold=0.95)
+    d = consolidate(suggestion_id=sid, final_norm=final, same_original=same, semantic=semantic, dedupe_threshold=0.95)
     assert (d.outcome, d.target_row_id) == (outcome, target)
 
 

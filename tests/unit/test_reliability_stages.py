@@ -15,7 +15,7 @@ from namesake.reliability.scorer import Scorer, confidence, decide, resolve_over
 from namesake.reliability.types import (
     Candidate,
     CanonicalDictionary,
-    Decision,
+    Disposition,
     Mode,
     RememberedCorrection,
     Segment,
@@ -113,10 +113,10 @@ def test_confidence_rises_with_evidence_and_falls_for_common_words() -> None:
 
 @pytest.mark.parametrize(
     ("conf", "decision"),
-    [(0.95, Decision.AUTO_APPLIED), (W.auto_apply, Decision.AUTO_APPLIED), (W.suggest, Decision.PENDING),
-     (W.suggest - 0.01, Decision.DROPPED), (0.0, Decision.DROPPED)],
+    [(0.95, Disposition.AUTO_APPLIED), (W.auto_apply, Disposition.AUTO_APPLIED), (W.suggest, Disposition.PENDING),
+     (W.suggest - 0.01, Disposition.DROPPED), (0.0, Disposition.DROPPED)],
 )  # fmt: skip
-def test_decision_thresholds(conf: float, decision: Decision) -> None:
+def test_decision_thresholds(conf: float, decision: Disposition) -> None:
     assert decide(Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf), W) is decision
 
 
@@ -129,11 +129,11 @@ def test_a_rewrite_the_language_model_read_has_its_own_bars() -> None:
         return Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf, signals=signals)
 
     between = (W.read_suggest + W.suggest) / 2
-    assert decide(cand(between, read=True), W) is Decision.PENDING
-    assert decide(cand(between, read=False), W) is Decision.DROPPED
-    assert decide(cand(W.read_suggest - 0.01, read=True), W) is Decision.DROPPED
-    assert decide(cand(W.auto_apply, read=True), W) is Decision.PENDING
-    assert decide(cand(W.read_auto_apply, read=True), W) is Decision.AUTO_APPLIED
+    assert decide(cand(between, read=True), W) is Disposition.PENDING
+    assert decide(cand(between, read=False), W) is Disposition.DROPPED
+    assert decide(cand(W.read_suggest - 0.01, read=True), W) is Disposition.DROPPED
+    assert decide(cand(W.auto_apply, read=True), W) is Disposition.PENDING
+    assert decide(cand(W.read_auto_apply, read=True), W) is Disposition.AUTO_APPLIED
 
 
 def test_a_confidence_does_not_move_with_the_thresholds() -> None:
@@ -157,7 +157,7 @@ def test_run_stages_end_to_end_and_context_free_without_dictionary() -> None:
     kept, stats = run_stages(PipelineInputs(segs, DICT), Settings())
     assert stats.mode == Mode.RAG_ENHANCED and stats.gate_hits >= 1
     assert {(c.original, c.final) for c in kept} >= {("Reiner", "Rainer"), ("Cytova", "Cytiva")}
-    assert all(c.decision is not Decision.DROPPED for c in kept)
+    assert all(c.decision is not Disposition.DROPPED for c in kept)
     kept, stats = run_stages(PipelineInputs(segs, CanonicalDictionary({})), Settings())
     assert stats.mode == Mode.CONTEXT_FREE and kept == []
 
@@ -181,7 +181,7 @@ def test_a_pair_the_user_made_more_often_than_refused_is_judged_on_its_signals_a
     score_candidates([contested], W)
     assert contested.contested and not contested.refused_as_often and stats.refused_by_user == 0
     assert contested.confidence == before and contested.decision is fresh[("Cytova", "Cytiva")].decision
-    assert fresh[("Cytova", "Cytiva")].decision is Decision.AUTO_APPLIED
+    assert fresh[("Cytova", "Cytiva")].decision is Disposition.AUTO_APPLIED
 
 
 def test_a_pair_refused_as_often_as_it_was_made_is_left_to_a_reviewer() -> None:
@@ -191,7 +191,7 @@ def test_a_pair_refused_as_often_as_it_was_made_is_left_to_a_reviewer() -> None:
     kept, _ = run_stages(inputs, Settings())
     contested = {(c.original, c.final): c for c in kept}[("Cytova", "Cytiva")]
     assert contested.contested and contested.refused_as_often and contested.reviewer_decides
-    assert contested.decision is Decision.PENDING and contested.audit()["refused_as_often"] == 1.0
+    assert contested.decision is Disposition.PENDING and contested.audit()["refused_as_often"] == 1.0
 
 
 def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
@@ -210,9 +210,9 @@ def test_completing_a_right_entity_is_only_ever_a_pending_suggestion() -> None:
     conoco = [c for c in passed if c.final == "ConocoPhillips"]
     assert conoco and all(c.extends_right_entity for c in conoco)
     sure = Candidate("1", 11, 18, "Conical", "ConocoPhillips", "ORG", "rag", confidence=0.99)
-    assert decide(sure, W) is Decision.AUTO_APPLIED
+    assert decide(sure, W) is Disposition.AUTO_APPLIED
     sure.extends_right_entity = True
-    assert decide(sure, W) is Decision.PENDING  # however confident: a reviewer decides
+    assert decide(sure, W) is Disposition.PENDING  # however confident: a reviewer decides
 
 
 AMPERSANDS = CanonicalDictionary({"acronyms": ["M&A", "Q&A"], "orgs": ["Coolers & Equipment", "Q and A Partners"]})
@@ -232,7 +232,7 @@ def test_an_ampersand_said_as_and_is_written_as_canonical(text: str, expected: t
     passed = apply_gate(raw, AMPERSANDS.entries()).passed
     assert expected in _pairs(passed)
     kept, _ = run_stages(PipelineInputs(seg, AMPERSANDS), Settings())
-    auto = [(c.original, c.final) for c in kept if c.decision is Decision.AUTO_APPLIED]
+    auto = [(c.original, c.final) for c in kept if c.decision is Disposition.AUTO_APPLIED]
     assert auto == [expected]
 
 
@@ -286,7 +286,7 @@ def test_a_web_address_said_aloud_wins_over_the_readings_of_its_name_inside_it()
     # right entity "yeti" rather than swallowing it, so it is not held for a reviewer as "Conical Phillips" is
     d = CanonicalDictionary({"orgs": ["YETI", "Amazon"], "keywords": ["YETI.com", "Drinkware"]})
     kept, _ = run_stages(PipelineInputs([Segment("s1", "the standout was yeti dot com this quarter")], d), Settings())
-    assert [(c.original, c.final, c.decision) for c in kept] == [("yeti dot com", "YETI.com", Decision.AUTO_APPLIED)]
+    assert [(c.original, c.final, c.decision) for c in kept] == [("yeti dot com", "YETI.com", Disposition.AUTO_APPLIED)]
 
 
 def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_inside_it() -> None:
@@ -295,10 +295,10 @@ def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_i
     inside = Candidate("s1", 4, 8, "yeti", "YETI", "ORG", "rag", confidence=0.95)
     other = Candidate("s1", 4, 8, "yeti", "Yetis", "ORG", "rag", confidence=0.99)  # not of the same name
     for c in (said, inside, other):
-        c.decision = Decision.AUTO_APPLIED
+        c.decision = Disposition.AUTO_APPLIED
     assert resolve_overlaps([inside, said]) == [said]
     assert resolve_overlaps([other, said]) == [other]  # confidence decides, as before
-    said.decision = Decision.PENDING
+    said.decision = Disposition.PENDING
     assert resolve_overlaps([inside, said]) == [inside]  # the stronger decision first, as before
 
 
@@ -345,8 +345,8 @@ def test_the_memory_alone_never_auto_applies_but_lifts_what_the_signals_support(
     score_candidates(kept, W)
     by = {c.original: c for c in kept}
     # "uh" → "GMA" was right once, somewhere: shown to the reviewer, never applied on its own
-    assert by["uh"].decision is Decision.PENDING
-    assert by["Cytova"].decision is Decision.AUTO_APPLIED
+    assert by["uh"].decision is Disposition.PENDING
+    assert by["Cytova"].decision is Disposition.AUTO_APPLIED
 
 
 def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
@@ -386,11 +386,11 @@ def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere(po
     ]
     kept, _ = run_stages(PipelineInputs(segs, nothing, remembered=memo), Settings(reliability_memory_policy=policy))
     by = {(c.segment_id, c.original): c.decision for c in kept}
-    assert by[("1", "Zorblax")] is Decision.AUTO_APPLIED
+    assert by[("1", "Zorblax")] is Disposition.AUTO_APPLIED
     # the hand rules apply an everyday word taught once where the words around match; the learned policy,
     # which saw such fixes go wrong, waits for more (a second teaching, or other signals) and shows it
-    assert by[("2", "cap")] is (Decision.AUTO_APPLIED if policy == "rules" else Decision.PENDING)
-    assert by[("3", "cap")] is Decision.PENDING
+    assert by[("2", "cap")] is (Disposition.AUTO_APPLIED if policy == "rules" else Disposition.PENDING)
+    assert by[("3", "cap")] is Disposition.PENDING
 
 
 def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_taught_and_no_more() -> None:
@@ -411,13 +411,13 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     ]
     kept, _ = run_stages(PipelineInputs(segs, d, remembered=memo), Settings())
     by = {(c.segment_id, c.original): (c.final, c.decision) for c in kept}
-    assert by[("1", "Kobe 19")] == ("COVID-19", Decision.AUTO_APPLIED) and ("1", "Kobe") not in by
-    assert by[("2", "Colombia")] == ("Columbia", Decision.AUTO_APPLIED)
-    assert by[("3", "Colombia")] == ("Columbia", Decision.PENDING)  # the list and the user disagree: a reviewer
+    assert by[("1", "Kobe 19")] == ("COVID-19", Disposition.AUTO_APPLIED) and ("1", "Kobe") not in by
+    assert by[("2", "Colombia")] == ("Columbia", Disposition.AUTO_APPLIED)
+    assert by[("3", "Colombia")] == ("Columbia", Disposition.PENDING)  # the list and the user disagree: a reviewer
     assert ("3", "Colombia") in {(c.segment_id, c.original) for c in kept if c.rewrites_canonical}
-    assert by[("6", "colombia")] == ("Colombia", Decision.AUTO_APPLIED)
-    assert by[("4", "great")] == ("Greg", Decision.PENDING)  # an everyday word elsewhere, however often taught
-    assert by[("5", "90")] == ("ING", Decision.PENDING)  # a number is never a name on its own
+    assert by[("6", "colombia")] == ("Colombia", Disposition.AUTO_APPLIED)
+    assert by[("4", "great")] == ("Greg", Disposition.PENDING)  # an everyday word elsewhere, however often taught
+    assert by[("5", "90")] == ("ING", Disposition.PENDING)  # a number is never a name on its own
 
 
 def test_a_window_one_word_short_never_proposes_repeating_its_misheard_neighbour() -> None:
@@ -471,21 +471,21 @@ def test_a_word_made_letters_is_spotted_flagged_and_never_proposed_unless_the_us
 def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings_decision() -> None:
     def taught(original: str, final: str, *, one_off: bool = False) -> Candidate:
         return Candidate("s", 0, len(original), original, final, "ORG", "memory", confidence=0.3,
-                         decision=Decision.PENDING, taught=TaughtMatch(1.0, 1.0, 3.0, one_off=one_off))  # fmt: skip
+                         decision=Disposition.PENDING, taught=TaughtMatch(1.0, 1.0, 3.0, one_off=one_off))  # fmt: skip
 
     def reading(end: int) -> Candidate:
         return Candidate("s", 0, end, "yeti"[:end], "YETI", "ORG", "rag", confidence=0.95,
-                         decision=Decision.AUTO_APPLIED)  # fmt: skip
+                         decision=Disposition.AUTO_APPLIED)  # fmt: skip
 
     fix = taught("yeti dot", "YETI.com")
     assert [k.final for k in resolve_overlaps([fix, reading(4)])] == ["YETI.com"]  # the user's final wins the span
-    assert fix.covers_reading is Decision.AUTO_APPLIED and fix.audit()["covers_reading"] == 2.0
+    assert fix.covers_reading is Disposition.AUTO_APPLIED and fix.audit()["covers_reading"] == 2.0
     # re-decided after the memory and the language model: still at least what the reading inside it was
-    assert memory_bounds(fix, 0.3, Decision.PENDING, 0.5) is Decision.AUTO_APPLIED
+    assert memory_bounds(fix, 0.3, Disposition.PENDING, 0.5) is Disposition.AUTO_APPLIED
     paste = taught("yeti dot", "YETI.com is the best cooler company there is, " * 3, one_off=True)
     assert [k.final for k in resolve_overlaps([paste, reading(4)])] == ["YETI"]  # a paste never takes over
     wider = Candidate("s", 0, 12, "yeti dot com", "YETI.com", "ORG", "rag", confidence=0.9,
-                      decision=Decision.AUTO_APPLIED)  # fmt: skip
+                      decision=Disposition.AUTO_APPLIED)  # fmt: skip
     narrow = taught("yeti", "Yeti Holdings")
     assert [k.final for k in resolve_overlaps([narrow, wider])] == ["YETI.com"]  # a wider reading is not inside it
     assert narrow.covers_reading is None
@@ -493,14 +493,14 @@ def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings
 
 def test_a_final_the_vector_memory_swapped_in_is_shown_not_applied() -> None:
     """The signals judged "yeti" → YETI; the memory's "YETI's" (taught on "yetis") is the reviewer's call."""
-    c = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95, decision=Decision.AUTO_APPLIED)
+    c = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95, decision=Disposition.AUTO_APPLIED)
     take_remembered_final(c, "YETI's")
     assert (c.final, c.proposed_final, c.source) == ("YETI's", "YETI", "memory")
-    assert memory_bounds(c, 0.95, Decision.AUTO_APPLIED, 0.5) is Decision.PENDING
+    assert memory_bounds(c, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.PENDING
     kept = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95)
     take_remembered_final(kept, "yeti")  # the same final in another case: nothing swapped, nothing capped
     assert kept.proposed_final is None
-    assert memory_bounds(kept, 0.95, Decision.AUTO_APPLIED, 0.5) is Decision.AUTO_APPLIED
+    assert memory_bounds(kept, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.AUTO_APPLIED
 
 
 def test_a_window_index_asked_without_grouping_gathers_every_text_once_and_answers_the_same() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from namesake.reliability.types import SuggestionStatus
+from namesake.reliability.types import CorrectionStatus, ReviewAction, SuggestionStatus
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -35,7 +36,14 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-CORRECTION_STATUSES = ("active", "superseded")
+
+# How a correction can be taught: a decision that teaches (accept, edit) or a fix by hand.
+CORRECTION_ACTIONS = (ReviewAction.ACCEPT, ReviewAction.EDIT, ReviewAction.MANUAL)
+
+
+def _one_of(column: str, values: Iterable[str]) -> str:
+    """A CHECK that a column holds one of an enum's values, written as the migrations wrote it."""
+    return f"{column} IN ({','.join(repr(str(v)) for v in values)})"
 
 
 class Base(DeclarativeBase):
@@ -140,10 +148,10 @@ class CorrectionMirror(Base):
             "entity_type",
             "original_norm",
             unique=True,
-            postgresql_where=text("status = 'active'"),
+            postgresql_where=text(f"status = '{CorrectionStatus.ACTIVE}'"),
         ),
-        CheckConstraint("status IN ('active','superseded')", name="status"),
-        CheckConstraint("action IN ('accept','edit','manual')", name="action"),
+        CheckConstraint(_one_of("status", CorrectionStatus), name="status"),
+        CheckConstraint(_one_of("action", CORRECTION_ACTIONS), name="action"),
         CheckConstraint("frequency >= 1", name="frequency"),
     )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
@@ -161,7 +169,7 @@ class CorrectionMirror(Base):
     context_phrase: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
     quarantine_until: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     promoted_to_canonical: Mapped[bool] = mapped_column(nullable=False, server_default=text("false"))
-    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default=text("'active'"))
+    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default=text(f"'{CorrectionStatus.ACTIVE}'"))
     supersedes_id: Mapped[int | None] = mapped_column(
         ForeignKey(
             "reliability_corrections_quarantine.id",

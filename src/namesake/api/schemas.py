@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from namesake.reliability.inputs import EntityType, Identifier
+from namesake.reliability.types import ReviewAction
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 
@@ -76,7 +77,7 @@ class GroupDecisionIn(BaseModel):
     """One decision for several suggestions of a transcript: every occurrence of one original → final pair."""
 
     model_config = ConfigDict(extra="forbid")
-    action: Literal["accept", "edit", "reject"]
+    action: Literal[ReviewAction.ACCEPT, ReviewAction.EDIT, ReviewAction.REJECT]
     suggestion_ids: list[str] = Field(min_length=1)
     final: Text | None = Field(default=None, description="edit only: the final written for all of them")
     entity_type: EntityType | None = Field(default=None, description="edit only: when the type changes too")

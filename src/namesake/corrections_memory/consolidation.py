@@ -34,33 +34,33 @@ class SemanticHit:
 
 
 @dataclass(frozen=True)
-class WriteDecision:
+class Consolidation:
     """The outcome and the row it applies to (None for NEW)."""
 
     outcome: WriteOutcome
     target_row_id: int | None = None
 
 
-def decide_write(
+def consolidate(
     *,
     suggestion_id: str | None,
     final_norm: str,
     same_original: Existing | None,
     semantic: SemanticHit | None,
     dedupe_threshold: float,
-) -> WriteDecision:
+) -> Consolidation:
     """Replay beats everything; the same original decides next; a semantic twin reinforces only with the same final."""
     if same_original is not None:
         if suggestion_id is not None and suggestion_id in same_original.source_suggestion_ids:
-            return WriteDecision(WriteOutcome.REPLAY, same_original.row_id)
+            return Consolidation(WriteOutcome.REPLAY, same_original.row_id)
         if same_original.final_norm == final_norm:
-            return WriteDecision(WriteOutcome.REINFORCED, same_original.row_id)
-        return WriteDecision(WriteOutcome.SUPERSEDED, same_original.row_id)
+            return Consolidation(WriteOutcome.REINFORCED, same_original.row_id)
+        return Consolidation(WriteOutcome.SUPERSEDED, same_original.row_id)
     if (
         semantic is not None
         and semantic.row_id is not None
         and semantic.score >= dedupe_threshold
         and semantic.final_norm == final_norm  # never merge a changed value ("3 vélos" vs "4 vélos")
     ):
-        return WriteDecision(WriteOutcome.REINFORCED, semantic.row_id)
-    return WriteDecision(WriteOutcome.NEW)
+        return Consolidation(WriteOutcome.REINFORCED, semantic.row_id)
+    return Consolidation(WriteOutcome.NEW)

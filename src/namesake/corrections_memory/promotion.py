@@ -17,6 +17,7 @@ from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror
 from namesake.adapters.vectors.base import VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.core.tenancy import SEPARATOR, key_scopes
+from namesake.reliability.types import CorrectionStatus
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int], None]
@@ -39,7 +40,7 @@ class PromotionReport:
 def eligible(*, now: datetime, min_freq: int) -> ColumnElement[bool]:
     """The SQL condition a correction must meet to be promoted."""
     return (
-        (CorrectionMirror.status == "active")
+        (CorrectionMirror.status == CorrectionStatus.ACTIVE)
         & (CorrectionMirror.promoted_to_canonical.is_(False))
         & (CorrectionMirror.frequency >= min_freq)
         & (CorrectionMirror.quarantine_until <= now)

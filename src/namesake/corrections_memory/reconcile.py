@@ -16,6 +16,7 @@ from namesake.adapters.models import CorrectionMirror, Transcript
 from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import mirror_payload
+from namesake.reliability.types import CorrectionStatus
 from namesake.transcripts.canonical_index import collection_for, is_transcript_collection
 from namesake.users.claims import COLLECTIONS_LOCK
 
@@ -93,7 +94,7 @@ class CorrectionsMemoryReconciler:
                         orphans.append(pid)
                     else:
                         report.orphans_too_young += 1
-                elif row.status != "active":
+                elif row.status != CorrectionStatus.ACTIVE:
                     superseded.append(pid)
                 else:
                     fix = drifted(point.payload, row)
@@ -107,7 +108,7 @@ class CorrectionsMemoryReconciler:
                 break
         self.store.delete(CORRECTIONS_COLLECTION, orphans + superseded)
         report.orphans_deleted, report.superseded_deleted = len(orphans), len(superseded)
-        missing = [r for pid, r in rows.items() if r.status == "active" and pid not in seen]
+        missing = [r for pid, r in rows.items() if r.status == CorrectionStatus.ACTIVE and pid not in seen]
         missing = [r for r in missing if not (r.promoted_to_canonical and self._deleted_after_promo())]
         # a point can only be rebuilt with the model that embedded it; others wait for a re-embedding migration
         report.unrestorable = sum(r.embedding_model != self.embedder.name for r in missing)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import select
@@ -10,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters.db import Database
 from namesake.adapters.models import CorrectionMirror
-from namesake.reliability.types import RememberedCorrection
+from namesake.reliability.types import CorrectionStatus, RememberedCorrection, ReviewAction
 
 
 def active_corrections(db: Database, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:
@@ -37,26 +38,33 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.created_at,
         ).where(
             CorrectionMirror.user_id == user_id,
-            CorrectionMirror.status == "active",
+            CorrectionMirror.status == CorrectionStatus.ACTIVE,
             CorrectionMirror.quarantine_until > when,
             CorrectionMirror.promoted_to_canonical.is_(False),
         )
     ).all()
     return [
-        RememberedCorrection(o, f, t, c, n, action, max(0.0, (when - created).total_seconds() / 86400))
+        RememberedCorrection(o, f, t, c, n, ReviewAction(action), max(0.0, (when - created).total_seconds() / 86400))
         for o, f, t, c, n, action, created in rows
     ]
 
 
-def correction_state(row: CorrectionMirror, now: datetime) -> str:
-    """Where a correction stands for its user: "applying" (boosts and is spotted until `quarantine_until`),
-    "promoted" (canonical vocabulary from then on), "expired" (not taught again in time: applies no more,
-    until taught again) or "superseded" (another final replaced it)."""
-    if row.status != "active":
-        return "superseded"
+class CorrectionState(StrEnum):
+    """Where a correction stands for its user, as the API and the page say it."""
+
+    APPLYING = "applying"  # boosts and is spotted until `quarantine_until`
+    PROMOTED = "promoted"  # canonical vocabulary from then on
+    EXPIRED = "expired"  # not taught again in time: applies no more, until taught again
+    SUPERSEDED = "superseded"  # another final replaced it
+
+
+def correction_state(row: CorrectionMirror, now: datetime) -> CorrectionState:
+    """Where a correction stands for its user now."""
+    if row.status != CorrectionStatus.ACTIVE:
+        return CorrectionState.SUPERSEDED
     if row.promoted_to_canonical:
-        return "promoted"
-    return "applying" if row.quarantine_until > now else "expired"
+        return CorrectionState.PROMOTED
+    return CorrectionState.APPLYING if row.quarantine_until > now else CorrectionState.EXPIRED
 
 
 def correction_json(
@@ -76,7 +84,7 @@ def correction_json(
         "promoted_to_canonical": row.promoted_to_canonical,
         "quarantine_until": row.quarantine_until.isoformat(),
         "state": state,
-        "applies_until": row.quarantine_until.isoformat() if state == "applying" else None,
+        "applies_until": row.quarantine_until.isoformat() if state == CorrectionState.APPLYING else None,
         "supersedes_id": supersedes,
         "transcript_id": row.transcript_id,
         "created_at": row.created_at.isoformat(),
@@ -96,7 +104,7 @@ def list_corrections(
     """The user's corrections, newest first (active only unless asked); a page of `limit` below id `before`."""
     query = select(CorrectionMirror).where(CorrectionMirror.user_id == user_id)
     if not include_superseded:
-        query = query.where(CorrectionMirror.status == "active")
+        query = query.where(CorrectionMirror.status == CorrectionStatus.ACTIVE)
     if before is not None:
         query = query.where(CorrectionMirror.user_seq < before)  # keyset: a page never shifts under new writes
     with db.session() as s:

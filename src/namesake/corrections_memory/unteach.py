@@ -11,6 +11,7 @@ from namesake.adapters.vectors.base import VectorPoint
 from namesake.core.errors import ConflictError
 from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.writer import CorrectionMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
+from namesake.reliability.types import CorrectionStatus
 
 
 class UnteachOutcome(StrEnum):
@@ -48,7 +49,7 @@ def unteach_in(
     if row is None or suggestion_id not in row.source_suggestion_ids:
         return None
     pair = f"“{row.original} → {row.final}”"
-    if row.status != "active":
+    if row.status != CorrectionStatus.ACTIVE:
         raise ConflictError(
             f"a newer correction has replaced {pair} since this decision: undo or forget that one first",
             field="suggestion_id",
@@ -73,14 +74,14 @@ def unteach_in(
     replaced = session.get(CorrectionMirror, row.supersedes_id, with_for_update=True) if row.supersedes_id else None
     session.delete(row)
     session.flush()
-    if replaced is None or replaced.status != "superseded":
+    if replaced is None or replaced.status != CorrectionStatus.SUPERSEDED:
         return UnteachOutcome.UNTAUGHT
     return _restore(writer, work, replaced)
 
 
 def _restore(writer: CorrectionMemoryWriter, work: MemoryUnit, row: CorrectionMirror) -> UnteachOutcome:
     """The correction an undone one had replaced applies again: active, and back in the index."""
-    row.status = "active"
+    row.status = CorrectionStatus.ACTIVE
     row.updated_at = func.now()
     row.embedding_model, row.embedding_model_version = writer.embedder.name, writer.embedder.version
     vector = writer.embedder.embed([row.original])[0].tolist()

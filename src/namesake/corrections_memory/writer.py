@@ -15,20 +15,19 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters.db import Database
 from namesake.adapters.embeddings import Embedder
-from namesake.adapters.models import CorrectionMirror, User
+from namesake.adapters.models import CORRECTION_ACTIONS, CorrectionMirror, User
 from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.errors import InvalidInputError, NamesakeError
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.core.text import compact, context_around, normalise
-from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteDecision, WriteOutcome, decide_write
+from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.scope import memory_filter
-from namesake.reliability.types import ENTITY_TYPES_SAID, entity_type_of
+from namesake.reliability.types import ENTITY_TYPES_SAID, CorrectionStatus, ReviewAction, entity_type_of
 from namesake.users.claims import claim_user
 
 log = logging.getLogger(__name__)
 PAYLOAD_SCHEMA_VERSION = 1
 # accept / edit: a reviewer's decision on a suggestion; manual: a fix of a span nothing suggested.
-ACTIONS = ("accept", "edit", "manual")
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class CorrectionInput:
     entity_type: str
     original: str
     final: str
-    action: str = "accept"
+    action: ReviewAction = ReviewAction.ACCEPT
     source_suggestion_id: str | None = None
     transcript_id: str | None = None
     segment_text: str | None = None
@@ -87,8 +86,8 @@ def validate_correction(c: CorrectionInput, max_final: int) -> CorrectionInput:
     entity_type = entity_type_of(c.entity_type)
     if entity_type is None:
         raise InvalidInputError(ENTITY_TYPES_SAID, field="entity_type")
-    if c.action not in ACTIONS:
-        raise InvalidInputError(f"action must be one of {', '.join(ACTIONS)}", field="action")
+    if c.action not in CORRECTION_ACTIONS:
+        raise InvalidInputError(f"action must be one of {', '.join(CORRECTION_ACTIONS)}", field="action")
     original, final = c.original.strip(), c.final.strip()
     if not compact(original):
         raise InvalidInputError("original must contain a letter or digit", field="original")
@@ -214,11 +213,11 @@ class CorrectionMemoryWriter:
                 CorrectionMirror.user_id == c.user_id,
                 CorrectionMirror.entity_type == c.entity_type,
                 CorrectionMirror.original_norm == prepared.original_norm,
-                CorrectionMirror.status == "active",
+                CorrectionMirror.status == CorrectionStatus.ACTIVE,
             )
             .with_for_update()
         )
-        decision = decide_write(
+        decision = consolidate(
             suggestion_id=c.source_suggestion_id,
             final_norm=prepared.final_norm,
             same_original=None
@@ -233,7 +232,7 @@ class CorrectionMemoryWriter:
             reinforced = self._reinforce(work, decision, c)
             if reinforced is not None:
                 return reinforced
-            decision = WriteDecision(WriteOutcome.NEW)  # its twin was forgotten meanwhile: this one is new
+            decision = Consolidation(WriteOutcome.NEW)  # its twin was forgotten meanwhile: this one is new
         return self._insert(work, prepared, superseded=active, decision=decision)
 
     def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
@@ -243,16 +242,16 @@ class CorrectionMemoryWriter:
             return None
         row_id = session.scalar(
             select(CorrectionMirror.id).where(
-                CorrectionMirror.qdrant_point_id == hits[0].id, CorrectionMirror.status == "active"
+                CorrectionMirror.qdrant_point_id == hits[0].id, CorrectionMirror.status == CorrectionStatus.ACTIVE
             )
         )
         return SemanticHit(row_id, hits[0].score, normalise(str(hits[0].payload.get("final", ""))))
 
-    def _reinforce(self, work: MemoryUnit, decision: WriteDecision, c: CorrectionInput) -> WriteResult | None:
+    def _reinforce(self, work: MemoryUnit, decision: Consolidation, c: CorrectionInput) -> WriteResult | None:
         """Teach the named row once more; None when it is gone (forgotten between the query and the lock)."""
         session, undo = work.session, work.undo
         row = session.get(CorrectionMirror, decision.target_row_id, with_for_update=True, populate_existing=True)
-        if row is None or row.status != "active":
+        if row is None or row.status != CorrectionStatus.ACTIVE:
             return None
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None,
                "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
@@ -272,7 +271,7 @@ class CorrectionMemoryWriter:
 
     def _insert(
         self, work: MemoryUnit, prepared: PreparedCorrection, *, superseded: CorrectionMirror | None,
-        decision: WriteDecision,
+        decision: Consolidation,
     ) -> WriteResult:  # fmt: skip
         session, undo, c, vector = work.session, work.undo, prepared.correction, prepared.vector
         original_norm, final_norm = prepared.original_norm, prepared.final_norm
@@ -297,7 +296,7 @@ class CorrectionMemoryWriter:
             context_phrase=context_phrase(c, s.reliability_corrections_memory_context_radius),
             quarantine_until=quarantine_until,
             promoted_to_canonical=False,
-            status="active",
+            status=CorrectionStatus.ACTIVE,
             supersedes_id=superseded.id if superseded is not None else None,
             source_suggestion_ids=[c.source_suggestion_id] if c.source_suggestion_id else [],
             transcript_id=c.transcript_id,
@@ -317,7 +316,7 @@ class CorrectionMemoryWriter:
             if old_points:
                 undo.append(lambda: self.store.upsert(CORRECTIONS_COLLECTION, old_points))
             self.store.delete(CORRECTIONS_COLLECTION, [superseded.qdrant_point_id])
-            superseded.status = "superseded"
+            superseded.status = CorrectionStatus.SUPERSEDED
             superseded.updated_at = func.now()
             session.flush()
         session.add(row)

@@ -18,6 +18,7 @@ from namesake.reliability.remembered import remembered_candidates
 from namesake.reliability.types import (
     DOT_SPOKEN,
     Candidate,
+    CandidateSource,
     CanonicalEntry,
     RememberedCorrection,
     Segment,
@@ -132,7 +133,7 @@ def spot_candidates(
             n_window = w.last - w.first + 1
             if abs(n_window - n_entry) > 1 and not spelled:
                 continue
-            cand = window_candidate(segments, tokens, w, entry.value, entry.entity_type, "rag")
+            cand = window_candidate(segments, tokens, w, entry.value, entry.entity_type, CandidateSource.LISTS)
             if cand is None or names_nothing(cand.original, suffixes[ei]):
                 continue
             cand.signals.update(signals)
@@ -157,13 +158,15 @@ def context_free_spans(segments: list[Segment], language: str = "en") -> list[Ca
         toks = tokenize(seg.text)
         for t in toks:
             if t.text.isalpha() and t.text.isupper() and 2 <= len(t.text) <= 6 and t.norm not in stop:
-                cand = Candidate(seg.id, t.start, t.end, t.text, t.text, "ACRONYM", "context_free")
+                cand = Candidate(seg.id, t.start, t.end, t.text, t.text, "ACRONYM", CandidateSource.CONTEXT_FREE)
                 cand.context_free = True
                 out.append(cand)
         for i, j, _key, letters in spelled_runs([t.norm for t in toks], MAX_SPELLED_LETTERS):
             if j - i >= 2:  # three letters at least: "a see" alone is ordinary speech
                 start, end = toks[i].start, toks[j].end
-                cand = Candidate(seg.id, start, end, seg.text[start:end], letters.upper(), "ACRONYM", "context_free")
+                cand = Candidate(
+                    seg.id, start, end, seg.text[start:end], letters.upper(), "ACRONYM", CandidateSource.CONTEXT_FREE
+                )
                 cand.context_free = True
                 out.append(cand)
     return out

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from namesake.core.text import compact
 from namesake.reliability.memory_policy import apply_refusals
-from namesake.reliability.types import Candidate, Decision, RememberedCorrection
+from namesake.reliability.types import Candidate, Disposition, RememberedCorrection
 
 # What marks an edge-word form fix among a transcript's suggestions (stored with it, shown by the page).
 EDGE_FORM = "edge_form"
@@ -77,7 +77,7 @@ def _fixes(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
         taken[c.segment_id].append((c.start_char, c.end_char))
     out: list[Candidate] = []
     for c in kept:
-        if c.decision is not Decision.AUTO_APPLIED or c.segment_id not in texts:
+        if c.decision is not Disposition.AUTO_APPLIED or c.segment_id not in texts:
             continue
         text = texts[c.segment_id]
         pieces = edge_pieces(text, c.start_char, c.end_char, c.final, c.match_final)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Literal
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -17,12 +17,19 @@ from namesake.reliability.types import Candidate, CanonicalDictionary, Mode
 log = logging.getLogger(__name__)
 
 
+class Verdict(StrEnum):
+    """What the LLM may answer of a candidate: its own small vocabulary, not a reviewer's action."""
+
+    ACCEPT = "accept"
+    REJECT = "reject"
+
+
 class LLMItem(BaseModel):
     """One verdict as the model must give it."""
 
     model_config = ConfigDict(extra="ignore")
     id: int
-    verdict: Literal["accept", "reject"]
+    verdict: Verdict
     final: str | None = None
 
 
@@ -68,7 +75,7 @@ def apply_verdicts(batch: list[Candidate], raw: object, allowed_finals: set[str]
                 continue
             cand.final = parsed.final
         seen.add(parsed.id)
-        cand.signals["llm"] = 1.0 if parsed.verdict == "accept" else -1.0
+        cand.signals["llm"] = 1.0 if parsed.verdict is Verdict.ACCEPT else -1.0
         stats.verdicts += 1
 
 

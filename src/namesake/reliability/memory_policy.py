@@ -14,7 +14,7 @@ from pathlib import Path
 from namesake.core.settings import Settings
 from namesake.core.text import compact, normalise
 from namesake.reliability.trees import TreeModel
-from namesake.reliability.types import DECISION_RANK, Candidate, Decision, RememberedCorrection
+from namesake.reliability.types import DISPOSITION_RANK, Candidate, CandidateSource, Disposition, RememberedCorrection
 
 # What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
 # often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,
@@ -69,7 +69,7 @@ def take_remembered_final(c: Candidate, remembered_final: str) -> None:
     if remembered_final and compact(remembered_final) != compact(c.final):
         c.proposed_final = c.final
         c.final = remembered_final
-        c.source = "memory"
+        c.source = CandidateSource.MEMORY
 
 
 # A taught final this long (words or characters) is a sentence or a paste, not a name: a one-off.
@@ -227,8 +227,8 @@ class LearnedPolicy:
 
 
 def memory_bounds(
-    c: Candidate, evidence: float, decision: Decision, auto_apply: float, learned: LearnedPolicy | None = None
-) -> Decision:
+    c: Candidate, evidence: float, decision: Disposition, auto_apply: float, learned: LearnedPolicy | None = None
+) -> Disposition:
     """The decision once the memory's rules apply.
 
     A fix the user taught is applied where it was taught (same original, and no everyday word or a like
@@ -239,29 +239,31 @@ def memory_bounds(
     """
     if c.contested:
         return decision
-    if c.proposed_final is not None and c.taught is None and decision is Decision.AUTO_APPLIED:
+    if c.proposed_final is not None and c.taught is None and decision is Disposition.AUTO_APPLIED:
         # the vector memory put in a final taught on another original ("yetis" → YETI's, on "yeti"): the
         # signals judged the spotter's final, not this one (the learning loop: 56 of 71 such edits harmed)
-        return Decision.PENDING
+        return Disposition.PENDING
     if c.covers_reading is not None:  # a reading inside the taught span was decided so: at least that
-        return max(c.covers_reading, _policy(c, evidence, decision, auto_apply, learned), key=DECISION_RANK.__getitem__)
+        return max(
+            c.covers_reading, _policy(c, evidence, decision, auto_apply, learned), key=DISPOSITION_RANK.__getitem__
+        )
     return _policy(c, evidence, decision, auto_apply, learned)
 
 
 def _policy(
-    c: Candidate, evidence: float, decision: Decision, auto_apply: float, learned: LearnedPolicy | None
-) -> Decision:
+    c: Candidate, evidence: float, decision: Disposition, auto_apply: float, learned: LearnedPolicy | None
+) -> Disposition:
     """memory_bounds for an uncontested candidate: the learned policy or the hand rules."""
     if learned is not None and c.taught is not None and c.taught.similarity > 0:
         if not c.taught.one_off and learned.applies(c, evidence):
-            return Decision.AUTO_APPLIED
-        return Decision.PENDING
+            return Disposition.AUTO_APPLIED
+        return Disposition.PENDING
     if taught_here(c):
-        return Decision.AUTO_APPLIED
-    if c.taught is not None and c.taught.similarity > 0 and decision is Decision.DROPPED:
-        return Decision.PENDING
-    if decision is Decision.AUTO_APPLIED and evidence < auto_apply:
-        return Decision.PENDING
+        return Disposition.AUTO_APPLIED
+    if c.taught is not None and c.taught.similarity > 0 and decision is Disposition.DROPPED:
+        return Disposition.PENDING
+    if decision is Disposition.AUTO_APPLIED and evidence < auto_apply:
+        return Disposition.PENDING
     return decision
 
 

@@ -27,7 +27,15 @@ from namesake.reliability.scorer import (
     resolve_overlaps,
     score_candidates,
 )
-from namesake.reliability.types import Candidate, CanonicalDictionary, Decision, Mode, RememberedCorrection, Segment
+from namesake.reliability.types import (
+    Candidate,
+    CandidateSource,
+    CanonicalDictionary,
+    Disposition,
+    Mode,
+    RememberedCorrection,
+    Segment,
+)
 
 
 @dataclass
@@ -143,12 +151,14 @@ KEEP_ABOVE = 0.05
 
 def _held(c: Candidate) -> bool:
     """Kept whatever its confidence: what the user taught (the policy may apply it), what only the LLM judges."""
-    return c.taught is not None or c.source == "context_free"
+    return c.taught is not None or c.source == CandidateSource.CONTEXT_FREE
 
 
 def _worth_keeping(c: Candidate) -> bool:
     """A reading that may still become a suggestion (the memory or the LLM can lift the rest only so far)."""
-    return c.confidence > KEEP_ABOVE or c.decision is not Decision.DROPPED or c.source == "context_free"
+    return (
+        c.confidence > KEEP_ABOVE or c.decision is not Disposition.DROPPED or c.source == CandidateSource.CONTEXT_FREE
+    )
 
 
 def run_stages(
@@ -198,7 +208,7 @@ def run_stages(
     if llm is not None:
         low, high = settings.reliability_llm_uncertain_low, settings.reliability_llm_uncertain_high
         # context-free spans have no similarity signal: the LLM alone can make them suggestions
-        uncertain = [c for c in cands if c.source == "context_free" or is_uncertain(c, low, high)]
+        uncertain = [c for c in cands if c.source == CandidateSource.CONTEXT_FREE or is_uncertain(c, low, high)]
         llm_stats = _timed(
             stats,
             "llm",
@@ -215,13 +225,13 @@ def run_stages(
         stats.llm = asdict(llm_stats)
         score_candidates(cands, weights)
 
-    kept = [c for c in cands if c.decision is not Decision.DROPPED and changes_text(c.original, c.final)]
+    kept = [c for c in cands if c.decision is not Disposition.DROPPED and changes_text(c.original, c.final)]
     if settings.reliability_edge_forms:
         fixes = edge_form_fixes(kept, {s.id: s.text for s in inputs.segments}, inputs.refused, inputs.remembered)
         if fixes:  # in the order resolve_overlaps leaves the rest
             kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
     stats.suggestions = len(kept)
-    stats.auto_applied = sum(c.decision is Decision.AUTO_APPLIED for c in kept)
+    stats.auto_applied = sum(c.decision is Disposition.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied
     return kept, stats
 

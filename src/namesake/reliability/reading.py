@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from namesake.reliability.ports import LanguageModel, Window
-from namesake.reliability.types import Candidate, Decision, Segment
+from namesake.reliability.types import Candidate, Disposition, Segment
 
 # Zipf frequency of the original's most common word from which the model reads it: a word in use, everyday
 # ("comp", "teams") or not ("genomics" 2.99, "coolers" 2.92, "newscast" 2.66); not an unknown form ("Cytova" 0).
@@ -49,7 +49,7 @@ def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
     """
     if not language.startswith("en") or c.context_free or c.never_proposed:
         return False
-    if c.decision is Decision.DROPPED and c.confidence < read_from:
+    if c.decision is Disposition.DROPPED and c.confidence < read_from:
         return False
     return reads(c.signals)
 

@@ -19,7 +19,14 @@ from namesake.reliability.memory_policy import (
     is_one_off,
     may_inherit,
 )
-from namesake.reliability.types import Candidate, CanonicalEntry, RememberedCorrection, Segment, TaughtMatch
+from namesake.reliability.types import (
+    Candidate,
+    CandidateSource,
+    CanonicalEntry,
+    RememberedCorrection,
+    Segment,
+    TaughtMatch,
+)
 from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,
     WindowIndex,
@@ -60,7 +67,7 @@ def remembered_candidates(
     for (wi, mi), sim in sims.items():
         memo = remembered[mi]
         for w in index.windows(keys[wi]):
-            cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, "memory")
+            cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, CandidateSource.MEMORY)
             if cand is None:
                 continue
             window = cand.original if cand.match_original is None else cand.match_original

@@ -25,7 +25,7 @@ from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
-from namesake.reliability.types import DECISION_RANK, Candidate, Decision, Segment
+from namesake.reliability.types import DISPOSITION_RANK, Candidate, Disposition, Segment
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (
@@ -238,7 +238,7 @@ def with_memory(evidence_: float, bonus: float) -> float:
     return max(0.0, min(1.0, evidence_ + bonus))
 
 
-def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
+def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Disposition:
     """auto_applied at or above AUTO_APPLY (READ_AUTO_APPLY for an everyday word the language model read), pending
     at or above SUGGEST (READ_SUGGEST for one it read), else dropped; then the policy's caps.
 
@@ -251,14 +251,14 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Decision:
     auto_apply = max(w.read_auto_apply, w.auto_apply) if read else w.auto_apply  # stricter, never looser
     suggest = w.read_suggest if read else w.suggest
     if conf >= auto_apply:
-        decision = Decision.AUTO_APPLIED
+        decision = Disposition.AUTO_APPLIED
     elif conf >= suggest:
-        decision = Decision.PENDING
+        decision = Disposition.PENDING
     else:
-        decision = Decision.DROPPED
+        decision = Disposition.DROPPED
     decision = c.capped(memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory))
     if c.never_proposed:  # "Backman Beckman Coulter", "workers CMP": nobody would accept that
-        decision = Decision.DROPPED
+        decision = Disposition.DROPPED
     return decision
 
 
@@ -284,7 +284,7 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     ordered = sorted(
         candidates,
         key=lambda c: (
-            -DECISION_RANK[c.decision],
+            -DISPOSITION_RANK[c.decision],
             not (taught(c) or id(c) in said),
             -c.confidence,
             -(c.end_char - c.start_char),
@@ -343,6 +343,6 @@ def _taught_over_readings(candidates: list[Candidate]) -> None:
             for c in by_segment[t.segment_id]
             if c is not t and not taught(c) and t.start_char <= c.start_char and c.end_char <= t.end_char
         ]
-        best = max(inside, key=DECISION_RANK.__getitem__, default=None)
-        if best is not None and DECISION_RANK[best] > DECISION_RANK[t.decision]:
+        best = max(inside, key=DISPOSITION_RANK.__getitem__, default=None)
+        if best is not None and DISPOSITION_RANK[best] > DISPOSITION_RANK[t.decision]:
             t.covers_reading = t.decision = best

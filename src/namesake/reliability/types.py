@@ -84,16 +84,42 @@ class SuggestionStatus(StrEnum):
         return (cls.AUTO_APPLIED, cls.PENDING)
 
 
-class Decision(StrEnum):
-    """What happens to a scored candidate."""
+class ReviewAction(StrEnum):
+    """What a reviewer did: a decision on a suggestion (accept, edit, reject), or a fix by hand (manual)."""
+
+    ACCEPT = "accept"
+    EDIT = "edit"
+    REJECT = "reject"
+    MANUAL = "manual"
+
+
+class CandidateSource(StrEnum):
+    """Where a candidate came from: the transcript's lists, the user's memory, letters said one by one that no list
+    holds (only the LLM can judge them), or a reviewer's fix by hand."""
+
+    LISTS = "rag"
+    MEMORY = "memory"
+    CONTEXT_FREE = "context_free"
+    MANUAL = "manual"
+
+
+class CorrectionStatus(StrEnum):
+    """A remembered correction: active, or superseded by another final the user taught for the same original."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+
+
+class Disposition(StrEnum):
+    """What the pipeline does with a scored candidate: apply it, queue it for review, or drop it."""
 
     AUTO_APPLIED = SuggestionStatus.AUTO_APPLIED.value  # the two a suggestion is stored with
     PENDING = SuggestionStatus.PENDING.value
     DROPPED = "dropped"
 
 
-# How strong a decision is: overlapping readings keep the strongest.
-DECISION_RANK = {Decision.AUTO_APPLIED: 2, Decision.PENDING: 1, Decision.DROPPED: 0}
+# How strong a disposition is: overlapping readings keep the strongest.
+DISPOSITION_RANK = {Disposition.AUTO_APPLIED: 2, Disposition.PENDING: 1, Disposition.DROPPED: 0}
 
 
 @dataclass(frozen=True)
@@ -109,7 +135,7 @@ class Suggestion:
     entity_type: str
     confidence: float
     status: SuggestionStatus
-    source: str
+    source: CandidateSource
     signals: dict[str, float]
 
     def as_json(self) -> dict[str, Any]:
@@ -117,7 +143,7 @@ class Suggestion:
         return {
             "id": self.id, "segment_id": self.segment_id, "start_char": self.start_char, "end_char": self.end_char,
             "original": self.original, "final": self.final, "entity_type": self.entity_type,
-            "confidence": self.confidence, "status": self.status.value, "source": self.source,
+            "confidence": self.confidence, "status": self.status.value, "source": str(self.source),
             "signals": self.signals,
         }  # fmt: skip
 
@@ -215,7 +241,7 @@ class RememberedCorrection:
     entity_type: str
     context: str = ""  # the words around the span where the user taught it
     frequency: int = 1  # how many times the user made it
-    action: str = "accept"  # how it was first taught: accept / edit (a suggestion's final changed) / manual
+    action: ReviewAction = ReviewAction.ACCEPT  # how it was first taught: accept, edit (its final changed), manual
     age_days: float = 0.0  # days since it was first taught
 
 
@@ -228,7 +254,7 @@ class TaughtMatch:
     everyday: float  # Zipf frequency of the span's commonest word (numbers count as everyday)
     context: float | None = None  # share of neighbouring words also around where it was taught (None: no context)
     one_off: bool = False  # the taught final is a paste or a sentence
-    action: str = "accept"  # how it was first taught (RememberedCorrection.action)
+    action: ReviewAction = ReviewAction.ACCEPT  # how it was first taught (RememberedCorrection.action)
     age_days: float = 0.0  # days since it was first taught
 
     def audit(self) -> dict[str, float]:
@@ -239,7 +265,7 @@ class TaughtMatch:
             out["remembered_context"] = self.context
         if self.one_off:
             out["remembered_one_off"] = 1.0
-        if self.action != "accept":  # taught by hand or by editing a suggestion: the pipeline had it wrong
+        if self.action != ReviewAction.ACCEPT:  # taught by hand or by editing a suggestion: the pipeline had it wrong
             out[f"remembered_{self.action}"] = 1.0
         if self.age_days:
             out["remembered_age_days"] = round(self.age_days, 2)
@@ -260,10 +286,10 @@ class Candidate:
     original: str
     final: str
     entity_type: str
-    source: str
+    source: CandidateSource
     signals: dict[str, float] = field(default_factory=dict)  # what the scorer reads, by name
     confidence: float = 0.0
-    decision: Decision = Decision.DROPPED
+    decision: Disposition = Disposition.DROPPED
     # How the spotter matched it: the whole window and the entry's form (before edge trimming), the entry's
     # frequency rank and both lengths in tokens; what the similarity signals are computed on.
     match_original: str | None = None
@@ -286,7 +312,7 @@ class Candidate:
     word_for_letters: bool = False  # an everyday word made letters nobody says as a word ("comp" → CMP): never proposed
     # A fix the user taught won its span from a reading inside it that was decided this ("covid" → COVID,
     # applied, inside taught "covid" → COVID-19): the span names something here, in the user's words.
-    covers_reading: Decision | None = None
+    covers_reading: Disposition | None = None
 
     def audit(self) -> dict[str, float]:
         """What is stored with a suggestion to explain it: the signals it was scored on, the memory's say, its flags."""
@@ -298,7 +324,7 @@ class Candidate:
         if self.taught is not None:
             extra.update(self.taught.audit())
         if self.covers_reading is not None:
-            extra["covers_reading"] = float(DECISION_RANK[self.covers_reading])
+            extra["covers_reading"] = float(DISPOSITION_RANK[self.covers_reading])
         flags = {
             "contested": self.contested,
             "extends_right_entity": self.extends_right_entity,
@@ -318,9 +344,9 @@ class Candidate:
         """Never applied by itself whatever its confidence (`scorer.decide`): one of the REVIEWER_DECIDES flags."""
         return any(getattr(self, flag) for flag in REVIEWER_DECIDES)
 
-    def capped(self, decision: Decision) -> Decision:
+    def capped(self, decision: Disposition) -> Disposition:
         """`decision`, at most pending where a reviewer decides (the one place the REVIEWER_DECIDES cap is applied)."""
-        return Decision.PENDING if self.reviewer_decides and decision is Decision.AUTO_APPLIED else decision
+        return Disposition.PENDING if self.reviewer_decides and decision is Disposition.AUTO_APPLIED else decision
 
     @property
     def span(self) -> tuple[str, int, int]:

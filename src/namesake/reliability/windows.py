@@ -19,7 +19,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from namesake.core.text import LETTER_NAMES, Token, compact, tokenize
-from namesake.reliability.types import Candidate, CanonicalEntry, Segment
+from namesake.reliability.types import Candidate, CandidateSource, CanonicalEntry, Segment
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48
@@ -186,7 +186,12 @@ def fuzzy_pairs(
 
 
 def window_candidate(
-    segments: list[Segment], tokens: list[list[Token]], w: Window, final: str, entity_type: str, source: str
+    segments: list[Segment],
+    tokens: list[list[Token]],
+    w: Window,
+    final: str,
+    entity_type: str,
+    source: CandidateSource,
 ) -> Candidate | None:
     """The candidate for window w, trimmed to the words that change; None when nothing changes."""
     seg, toks = segments[w.segment], tokens[w.segment]
@@ -202,7 +207,7 @@ def window_candidate(
     while last > first and len(words) > 1 and toks[last].norm == compact(words[-1]):
         last, words = last - 1, words[:-1]
     start, end = toks[first].start, toks[last].end
-    if source == "rag" and len(compact(seg.text[start:end])) < MIN_ORIGINAL_CHARS:
+    if source == CandidateSource.LISTS and len(compact(seg.text[start:end])) < MIN_ORIGINAL_CHARS:
         return None  # "Q" → Q&A: one letter says nothing of a name (unless the user taught it: "Q" → Q3)
     new_final = " ".join(words)
     if compact(seg.text[start:end]) == compact(new_final) and (first, last) != (w.first, w.last):

@@ -13,7 +13,7 @@ from namesake.adapters.models import SuggestionRow
 from namesake.core.errors import ConflictError, InvalidInputError
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
 from namesake.corrections_memory.writer import CorrectionMemoryWriter, MemoryUnit
-from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.reliability.types import CandidateSource, Suggestion, SuggestionStatus
 from namesake.transcripts.store import suggestion_of
 from namesake.transcripts.suggestions import StoredSuggestion
 
@@ -94,7 +94,9 @@ def reopen_in(writer: CorrectionMemoryWriter, work: MemoryUnit, seen: list[Store
         row = session.get(SuggestionRow, x.id, with_for_update=True, populate_existing=True)
         if row is None or row.status != x.status:
             raise ConflictError(f"suggestion {x.id} changed while it was being undone: try again", field="status")
-        if row.source == "manual":  # a fix by hand has no proposal to go back to; what it replaced comes back
+        if (
+            row.source == CandidateSource.MANUAL
+        ):  # a fix by hand has no proposal to go back to; what it replaced comes back
             displaced = session.scalars(
                 select(SuggestionRow).where(
                     SuggestionRow.taught_with == row.id, SuggestionRow.status == SuggestionStatus.REJECTED

@@ -7,27 +7,27 @@ from dataclasses import dataclass
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
 from namesake.reliability.edge_forms import EDGE_FORM
-from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.reliability.types import ReviewAction, Suggestion, SuggestionStatus
 from namesake.review.reopen import GroupResult, ReopenResult, check_group, pair_of, reopen_in
 from namesake.transcripts.store import TranscriptStore
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion, decide_in, load_suggestions_in, save_manual_in
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[SuggestionStatus, set[str]] = {
-    SuggestionStatus.PENDING: {"accept", "edit", "reject"},
-    SuggestionStatus.AUTO_APPLIED: {"accept", "edit", "reject"},
+    SuggestionStatus.PENDING: {ReviewAction.ACCEPT, ReviewAction.EDIT, ReviewAction.REJECT},
+    SuggestionStatus.AUTO_APPLIED: {ReviewAction.ACCEPT, ReviewAction.EDIT, ReviewAction.REJECT},
     SuggestionStatus.VALIDATED: set(),
     SuggestionStatus.REJECTED: set(),
 }
-ACTION_STATUS = {"accept": SuggestionStatus.VALIDATED, "edit": SuggestionStatus.VALIDATED,
-                 "reject": SuggestionStatus.REJECTED}  # fmt: skip
+ACTION_STATUS = {ReviewAction.ACCEPT: SuggestionStatus.VALIDATED, ReviewAction.EDIT: SuggestionStatus.VALIDATED,
+                 ReviewAction.REJECT: SuggestionStatus.REJECTED}  # fmt: skip
 
 
-def check_transition(status: SuggestionStatus, action: str, *, same_final: bool) -> bool:
+def check_transition(status: SuggestionStatus, action: ReviewAction, *, same_final: bool) -> bool:
     """True to apply, False for an idempotent repeat; ConflictError for an impossible transition."""
     if action in TRANSITIONS.get(status, set()):
         return True
-    if ACTION_STATUS[action] == status and (action == "reject" or same_final):
+    if ACTION_STATUS[action] == status and (action == ReviewAction.REJECT or same_final):
         return False
     raise ConflictError(f"cannot {action} a suggestion that is {status}", field="status")
 
@@ -61,7 +61,7 @@ class ReviewService:
             return load_suggestions_in(s, check_group(suggestion_ids), transcript_id)
 
     def decide(
-        self, *, suggestion_id: str, transcript_id: str, action: str, final: str | None = None,
+        self, *, suggestion_id: str, transcript_id: str, action: ReviewAction, final: str | None = None,
         entity_type: str | None = None,
     ) -> ReviewResult:  # fmt: skip
         """accept | edit (with final, and a type if it changes) | reject; status and memory in one transaction."""
@@ -70,7 +70,7 @@ class ReviewService:
         return ReviewResult(group.suggestions[0], group.memory)
 
     def decide_group(
-        self, *, suggestion_ids: list[str], transcript_id: str, action: str, final: str | None = None,
+        self, *, suggestion_ids: list[str], transcript_id: str, action: ReviewAction, final: str | None = None,
         entity_type: str | None = None,
     ) -> GroupResult:  # fmt: skip
         """One decision for every occurrence of an original → final pair: one memory write, counted once.
@@ -82,18 +82,20 @@ class ReviewService:
         """
         if action not in ACTION_STATUS:
             raise InvalidInputError(f"unknown action {action!r}", field="action")
-        if action == "edit" and (final is None or not final.strip()):
+        if action == ReviewAction.EDIT and (final is None or not final.strip()):
             raise InvalidInputError("edit needs a non-empty final", field="final")
         if final is not None:
             self._check_final(final)
-        if entity_type is not None and action != "edit":
+        if entity_type is not None and action != ReviewAction.EDIT:
             raise InvalidInputError("only an edit changes the entity type", field="entity_type")
         seen = self._load(suggestion_ids, transcript_id)
         lead = seen[0]
         # accept and edit teach one correction, so they take one pair; a reject teaches nothing and takes any
-        if action != "reject" and any(pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen):
+        if action != ReviewAction.REJECT and any(
+            pair_of(x.original, x.final) != pair_of(lead.original, lead.final) for x in seen
+        ):
             raise InvalidInputError("accept and edit decide one original → final pair at once", field="suggestion_ids")
-        new_final = final.strip() if action == "edit" and final else lead.final
+        new_final = final.strip() if action == ReviewAction.EDIT and final else lead.final
         todo = [x for x in seen if check_transition(x.status, action, same_final=new_final == x.final)]
         if not todo:
             return GroupResult([x.suggestion for x in seen], None)
@@ -105,7 +107,9 @@ class ReviewService:
         done = {x.id: x.suggestion for x in seen}
         # accepting the list's own form of a word beside a fix (edge_forms) teaches nothing: it comes back with its
         # fix, and remembered alone "energy" → Energy would be proposed wherever the user says "energy"
-        teaches = action != "reject" and not (action == "accept" and all(is_edge_form(x) for x in todo))
+        teaches = action != ReviewAction.REJECT and not (
+            action == ReviewAction.ACCEPT and all(is_edge_form(x) for x in todo)
+        )
         if not teaches:
             with self.transcripts.db.session() as s:
                 for x in todo:
@@ -151,7 +155,7 @@ class ReviewService:
                 entity_type=fix.entity_type,
                 original=fix.original,
                 final=fix.final,
-                action="manual",
+                action=ReviewAction.MANUAL,
                 transcript_id=fix.transcript_id,
                 segment_text=fix.segment_text,
                 start_char=fix.start_char,

@@ -17,7 +17,7 @@ from namesake.adapters.db import Database, json_text
 from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.core.errors import ConflictError, NotFoundError
 from namesake.core.tenancy import SEPARATOR
-from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
+from namesake.reliability.types import Candidate, CandidateSource, Suggestion, SuggestionStatus
 from namesake.users.claims import claim_user, hold_collections_shared
 
 
@@ -26,7 +26,8 @@ def suggestion_of(row: SuggestionRow | Row[Any], signals: dict[str, float] | Non
     return Suggestion(
         id=str(row.id), segment_id=row.segment_id, start_char=row.start_char, end_char=row.end_char,
         original=row.original, final=row.final, entity_type=row.entity_type, confidence=row.confidence,
-        status=SuggestionStatus(row.status), source=row.source, signals=row.signals if signals is None else signals,
+        status=SuggestionStatus(row.status), source=CandidateSource(row.source),
+        signals=row.signals if signals is None else signals,
     )  # fmt: skip
 
 

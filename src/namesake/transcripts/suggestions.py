@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.core.errors import ConflictError, InvalidInputError, NotFoundError
 from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
-from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.reliability.types import CandidateSource, Suggestion, SuggestionStatus
 from namesake.transcripts.store import ensure_transcript, suggestion_of
 
 
@@ -115,7 +115,7 @@ def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestio
         id=uuid.uuid4(), transcript_id=span.transcript_id, segment_id=span.segment_id,
         start_char=span.start_char, end_char=span.end_char, original=span.original, final=span.final,
         entity_type=span.entity_type, confidence=1.0, signals={"manual": 1.0}, status=SuggestionStatus.VALIDATED,
-        source="manual", decided_at=func.now(),
+        source=CandidateSource.MANUAL, decided_at=func.now(),
     ).on_conflict_do_nothing(constraint="uq_suggestions_span")  # fmt: skip
     created = s.execute(new.returning(SuggestionRow.id)).scalar() is not None
     row = s.scalars(

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import DecisionIn, EditIn, GroupDecisionIn, GroupOut, ReopenIn, ReopenOut, ReviewOut, errors
 from namesake.reliability.inputs import Identifier
+from namesake.reliability.types import ReviewAction
 from namesake.review.service import ReviewResult
 from namesake.transcripts.suggestions import ManualFix
 
@@ -21,7 +22,9 @@ def _out(services: ServicesDep, result: ReviewResult) -> ReviewOut:
     return ReviewOut.model_validate({"suggestion": result.suggestion.as_json(), "memory": result.memory})
 
 
-def _decide(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn, action: str) -> ReviewOut:
+def _decide(
+    services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn, action: ReviewAction
+) -> ReviewOut:
     """Another tenant's suggestion is looked up in this tenant's transcript: a 404 like a missing one."""
     final = body.final if isinstance(body, EditIn) else None
     entity_type = body.entity_type if isinstance(body, EditIn) else None
@@ -34,19 +37,19 @@ def _decide(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: De
 @router.post("/suggestions/{suggestion_id}/accept", responses=errors(404, 409, 413))
 def accept(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Accept: the suggestion is validated and remembered for its user (idempotent)."""
-    return _decide(services, scope, suggestion_id, body, "accept")
+    return _decide(services, scope, suggestion_id, body, ReviewAction.ACCEPT)
 
 
 @router.post("/suggestions/{suggestion_id}/edit", responses=errors(404, 409, 413))
 def edit(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: EditIn) -> ReviewOut:
     """Edit: the reviewer's final is validated and remembered."""
-    return _decide(services, scope, suggestion_id, body, "edit")
+    return _decide(services, scope, suggestion_id, body, ReviewAction.EDIT)
 
 
 @router.post("/suggestions/{suggestion_id}/reject", responses=errors(404, 409, 413))
 def reject(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Reject: never proposed to this user again for the same original and final."""
-    return _decide(services, scope, suggestion_id, body, "reject")
+    return _decide(services, scope, suggestion_id, body, ReviewAction.REJECT)
 
 
 @router.post("/suggestions/{suggestion_id}/reopen", responses=errors(404, 409))
