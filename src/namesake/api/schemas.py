@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
+from namesake.corrections_memory.repository import CorrectionState
 from namesake.reliability.inputs import EntityType, Identifier
-from namesake.reliability.types import ReviewAction
+from namesake.reliability.types import CorrectionStatus, ReviewAction, Suggestion
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 
@@ -50,20 +51,8 @@ class EditIn(DecisionIn):
     entity_type: EntityType | None = None
 
 
-class SuggestionOut(BaseModel):
-    """A suggestion as the review screen shows it."""
-
-    id: str
-    segment_id: str
-    start_char: int
-    end_char: int
-    original: str
-    final: str
-    entity_type: str
-    confidence: float
-    status: str
-    source: str
-    signals: dict[str, Any]
+# One suggestion schema from the store to the answer: the domain's own type (status and source as enums).
+SuggestionOut = Suggestion
 
 
 class ReviewOut(BaseModel):
@@ -123,6 +112,116 @@ class AnalysisOut(BaseModel):
         description="every segment with its auto-applied suggestions written in (suggestion offsets are the input's)"
     )
     stats: dict[str, Any]
+
+
+class TranscriptCounts(BaseModel):
+    """A queued transcript's suggestions: still to decide, applied without review, and all of them."""
+
+    pending: int
+    auto_applied: int
+    total: int
+
+
+class TranscriptSummaryOut(BaseModel):
+    """One transcript of the review queue."""
+
+    transcript_id: str
+    user_id: str
+    analyzed_at: str
+    counts: TranscriptCounts
+
+
+class SegmentOut(BaseModel):
+    """A segment as analysed (its text before any suggestion is written in)."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str
+    text: str
+
+
+class TranscriptOut(BaseModel):
+    """A transcript as the reviewer reads it: its segments as analysed and every suggestion on them."""
+
+    transcript_id: str
+    user_id: str
+    language: str | None
+    analyzed_at: str | None
+    segments: list[SegmentOut]
+    suggestions: list[SuggestionOut]
+
+
+class TranscriptDeletionOut(BaseModel):
+    """What deleting a transcript removed: its row, its suggestions and its canonical-entity collections."""
+
+    transcript_id: str
+    deleted: dict[str, int]
+
+
+class JobRunOut(BaseModel):
+    """A maintenance job run now: its name, the run's id and what it counted."""
+
+    job: str
+    run_id: int | None
+    counts: dict[str, Any]
+
+
+class CorrectionOut(BaseModel):
+    """A remembered correction as the user sees it: numbered per user, with where it stands."""
+
+    id: int
+    entity_type: str
+    original: str
+    final: str
+    action: ReviewAction
+    context_phrase: str
+    frequency: int
+    status: CorrectionStatus
+    promoted_to_canonical: bool
+    quarantine_until: str
+    state: CorrectionState
+    applies_until: str | None
+    supersedes_id: int | None
+    transcript_id: str | None
+    created_at: str
+    updated_at: str
+
+
+class ForgetOut(BaseModel):
+    """The receipt of a forgotten correction: what was deleted from each store, and what remains (zero)."""
+
+    user_id: str
+    correction_id: int
+    original: str
+    final: str
+    deleted: dict[str, int]
+    remaining: dict[str, int]
+
+
+class RefusalOut(BaseModel):
+    """A pair the user refused: never proposed to them again until taken back."""
+
+    original: str
+    final: str
+    times: int
+    last_refused_at: str
+
+
+class ErasureOut(BaseModel):
+    """The erasure receipt: what was deleted in each store, and what remains (zero on success)."""
+
+    user_id: str
+    deleted: dict[str, Any]
+    remaining: dict[str, int]
+
+
+class VocabularyOut(RootModel[dict[str, Any]]):
+    """The user's vocabulary in the request shape of the engine asked for (docs/api.md has one example of each)."""
+
+
+class HealthOut(BaseModel):
+    """Liveness: the process answers."""
+
+    status: str
 
 
 class ReadyOut(BaseModel):

@@ -6,15 +6,15 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from namesake.api.deps import ServicesDep
-from namesake.api.schemas import ReadyOut
+from namesake.api.schemas import HealthOut, ReadyOut
 
 router = APIRouter(tags=["ops"])
 
 
 @router.get("/healthz")
-def healthz() -> dict[str, str]:
+def healthz() -> HealthOut:
     """The process is up (no dependency checked: restarts must not cascade)."""
-    return {"status": "ok"}
+    return HealthOut(status="ok")
 
 
 @router.get(

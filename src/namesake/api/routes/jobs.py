@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from namesake.api.deps import ServicesDep
-from namesake.api.schemas import errors
+from namesake.api.schemas import JobRunOut, errors
 
 router = APIRouter(prefix="/v1", tags=["ops"])
 
 
 @router.post("/jobs/promotion/run", responses=errors(409))
-async def run_promotion(services: ServicesDep) -> dict[str, Any]:
+async def run_promotion(services: ServicesDep) -> JobRunOut:
     """Promote eligible corrections now."""
     outcome = await run_in_threadpool(services.promote)
-    return {"job": "promotion", "run_id": outcome.run_id, "counts": outcome.counts()}
+    return JobRunOut(job="promotion", run_id=outcome.run_id, counts=outcome.counts())
 
 
 @router.post("/jobs/reconciliation/run", responses=errors(409))
-async def run_reconciliation(services: ServicesDep) -> dict[str, Any]:
+async def run_reconciliation(services: ServicesDep) -> JobRunOut:
     """Reconcile the corrections index with PostgreSQL now."""
     outcome = await run_in_threadpool(services.reconcile)
-    return {"job": "reconciliation", "run_id": outcome.run_id, "counts": outcome.counts()}
+    return JobRunOut(job="reconciliation", run_id=outcome.run_id, counts=outcome.counts())
 
 
 @router.post("/jobs/retention/run", responses=errors(409))
-async def run_retention(services: ServicesDep) -> dict[str, Any]:
+async def run_retention(services: ServicesDep) -> JobRunOut:
     """Delete the transcripts older than TRANSCRIPT_RETENTION_DAYS now."""
     outcome = await run_in_threadpool(services.expire_transcripts)
-    return {"job": "retention", "run_id": outcome.run_id, "counts": outcome.counts()}
+    return JobRunOut(job="retention", run_id=outcome.run_id, counts=outcome.counts())

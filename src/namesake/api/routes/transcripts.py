@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
-from namesake.api.schemas import AnalysisOut, CanonicalEntitiesIn, IndexedOut, SuggestionOut, errors
+from namesake.api.schemas import (
+    AnalysisOut,
+    CanonicalEntitiesIn,
+    IndexedOut,
+    SuggestionOut,
+    TranscriptDeletionOut,
+    TranscriptOut,
+    TranscriptSummaryOut,
+    errors,
+)
 from namesake.reliability.inputs import Identifier, TranscriptIn
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
@@ -46,29 +55,29 @@ def list_transcripts(
     pending: bool = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-) -> list[dict[str, Any]]:
+) -> list[TranscriptSummaryOut]:
     """The review queue: this tenant's transcripts, last analysed first, with pending / auto-applied counts."""
     stored_user = None if user_id is None else scope.inward(user_id, "user_id")
     rows = services.analysis.list_transcripts(
         tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit, offset=offset
     )
-    return scope.outward_json(rows)
+    return [TranscriptSummaryOut.model_validate(r) for r in scope.outward_json(rows)]
 
 
 @router.get("/transcripts/{transcript_id}", responses=errors(404))
-def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> dict[str, Any]:
+def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> TranscriptOut:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
     view = services.analysis.transcript_view(scope.inward(transcript_id, "transcript_id"))
-    return scope.outward_json(view.as_json())
+    return TranscriptOut.model_validate(scope.outward_json(view.as_json()))
 
 
 @router.delete("/transcripts/{transcript_id}", responses=errors(404))
 def delete_transcript(
     services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
-) -> dict[str, Any]:
+) -> TranscriptDeletionOut:
     """Delete a transcript, its suggestions and its canonical entities; what its user taught stays."""
     deletion = services.delete_transcript(scope.inward(transcript_id, "transcript_id"))
-    return scope.outward_json(deletion.as_json())
+    return TranscriptDeletionOut.model_validate(scope.outward_json(deletion.as_json()))
 
 
 @router.get("/transcripts/{transcript_id}/suggestions")
@@ -77,4 +86,4 @@ def list_suggestions(
 ) -> list[SuggestionOut]:
     """Every suggestion of the transcript, in text order (another tenant's transcript: empty)."""
     rows = services.analysis.list_suggestions(scope.inward(transcript_id, "transcript_id"))
-    return [SuggestionOut.model_validate(s.as_json()) for s in rows]
+    return rows

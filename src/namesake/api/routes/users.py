@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
 from namesake.api.deps import ScopeDep, ServicesDep
-from namesake.api.schemas import errors
+from namesake.api.schemas import (
+    CorrectionOut,
+    ErasureOut,
+    ForgetOut,
+    RefusalOut,
+    VocabularyOut,
+    errors,
+)
 from namesake.reliability.inputs import Identifier
 from namesake.users.vocabulary import VocabularyFormat
 
@@ -28,26 +35,26 @@ def corrections(
     include_superseded: bool = False,
     limit: PageSize = None,
     before: Before = None,
-) -> list[dict[str, Any]]:
+) -> list[CorrectionOut]:
     """The user's corrections memory as mirrored in PostgreSQL, newest first; `X-Next-Before` pages on."""
     stored = scope.inward(user_id, "user_id")
     rows = services.corrections(stored, include_superseded=include_superseded, limit=limit, before=before)
     if limit is not None and len(rows) == limit:
         response.headers["X-Next-Before"] = str(rows[-1]["id"])
-    return scope.outward_json(rows)
+    return [CorrectionOut.model_validate(r) for r in scope.outward_json(rows)]
 
 
 @router.delete("/users/{user_id}/corrections/{correction_id}", responses=errors(404))
-def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> dict[str, Any]:
+def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> ForgetOut:
     """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
     receipt = services.forget_correction(scope.inward(user_id, "user_id"), correction_id)
-    return scope.outward_json(receipt.as_json())
+    return ForgetOut.model_validate(scope.outward_json(receipt.as_json()))
 
 
 @router.get("/users/{user_id}/refusals")
-def refusals(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> list[dict[str, Any]]:
+def refusals(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> list[RefusalOut]:
     """The pairs the user rejected, never proposed to them again: last refused first, with how many decisions."""
-    return [r.as_json() for r in services.refusals(scope.inward(user_id, "user_id"))]
+    return [RefusalOut.model_validate(r.as_json()) for r in services.refusals(scope.inward(user_id, "user_id"))]
 
 
 @router.delete("/users/{user_id}/refusals", responses=errors(404))
@@ -57,9 +64,11 @@ def forget_refusal(
     user_id: Identifier,
     original: Annotated[str, Query(min_length=1, max_length=1000, description="the words heard, as listed")],
     final: Annotated[str, Query(min_length=1, max_length=1000, description="the refused final, as listed")],
-) -> dict[str, Any]:
+) -> RefusalOut:
     """Take a refusal back: the pair may be proposed again, until the user rejects it again."""
-    return services.forget_refusal(scope.inward(user_id, "user_id"), original, final).as_json()
+    return RefusalOut.model_validate(
+        services.forget_refusal(scope.inward(user_id, "user_id"), original, final).as_json()
+    )
 
 
 @router.get("/users/{user_id}/vocabulary")
@@ -69,14 +78,16 @@ def vocabulary(
     user_id: Identifier,
     format: VocabularyFormat = VocabularyFormat.json,
     transcript_id: Identifier | None = None,
-) -> dict[str, Any]:
+) -> VocabularyOut:
     """The user's learned vocabulary as an ASR engine takes it (keyterm, custom_spelling, additional_vocab…)."""
     transcript = None if transcript_id is None else scope.inward(transcript_id, "transcript_id")
     body = services.vocabulary(scope.inward(user_id, "user_id"), format.value, transcript)
-    return scope.outward_json(body)
+    return VocabularyOut(scope.outward_json(body))
 
 
 @router.delete("/users/{user_id}")
-def erase(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> dict[str, Any]:
+def erase(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> ErasureOut:
     """GDPR erasure: everything of the user in both stores; the receipt says what remains (zero)."""
-    return scope.outward_json(services.erase_user(scope.inward(user_id, "user_id")).as_json())
+    return ErasureOut.model_validate(
+        scope.outward_json(services.erase_user(scope.inward(user_id, "user_id")).as_json())
+    )
