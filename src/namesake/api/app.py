@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
@@ -137,7 +137,6 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     @app.get(
         "/metrics",
         tags=["ops"],
-        response_class=PlainTextResponse,
         dependencies=admin,
         responses={
             200: {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}},

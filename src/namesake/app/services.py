@@ -21,6 +21,7 @@ from namesake.corrections_memory.writer import CorrectionMemoryWriter
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
 from namesake.review.service import ReviewService
+from namesake.review.unit_of_work import SqlReviewUnitOfWork
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher, promoted_vocabulary
 from namesake.transcripts.retention import TranscriptDeletion, delete_transcript
 from namesake.transcripts.store import TranscriptStore
@@ -119,5 +120,5 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
     transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s)
-    review = ReviewService(transcripts, writer)
+    review = ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds))
     return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, m)

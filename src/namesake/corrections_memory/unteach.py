@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Protocol
 
 from sqlalchemy import any_, func, literal, select, text
 
@@ -20,6 +21,36 @@ class UnteachOutcome(StrEnum):
     REDUCED = "reduced"  # taught more than once: one count fewer
     UNTAUGHT = "untaught"  # taught by this decision alone: gone
     RESTORED = "restored"  # gone, and the correction it had replaced applies again
+
+
+class TaughtCorrection(Protocol):
+    """What the undo of one decision reads of the correction that decision recorded."""
+
+    original: str
+    final: str
+    status: str
+    promoted_to_canonical: bool
+    frequency: int
+    source_suggestion_ids: list[str]
+
+
+def unteach_step(row: TaughtCorrection | None, suggestion_id: str) -> UnteachOutcome | None:
+    """What taking back the decision on `suggestion_id` does to the correction it recorded (pure).
+
+    None when nothing of it is left; ConflictError when something newer depends on it. UNTAUGHT becomes
+    RESTORED when the correction had replaced another one, which then applies again.
+    """
+    if row is None or suggestion_id not in row.source_suggestion_ids:
+        return None
+    pair = f"“{row.original} → {row.final}”"
+    if row.status != CorrectionStatus.ACTIVE:
+        raise ConflictError(
+            f"a newer correction has replaced {pair} since this decision: undo or forget that one first",
+            field="suggestion_id",
+        )
+    if row.promoted_to_canonical:
+        raise ConflictError(f"{pair} was promoted to the user's vocabulary since this decision", field="suggestion_id")
+    return UnteachOutcome.REDUCED if row.frequency > 1 else UnteachOutcome.UNTAUGHT
 
 
 def unteach_in(
@@ -46,18 +77,11 @@ def unteach_in(
         {"k": correction_lock_key(user_id, taught.entity_type, taught.original_norm)},
     )
     row = session.get(CorrectionMirror, taught.id, with_for_update=True, populate_existing=True)
-    if row is None or suggestion_id not in row.source_suggestion_ids:
+    step = unteach_step(row, suggestion_id)
+    if row is None or step is None:
         return None
-    pair = f"“{row.original} → {row.final}”"
-    if row.status != CorrectionStatus.ACTIVE:
-        raise ConflictError(
-            f"a newer correction has replaced {pair} since this decision: undo or forget that one first",
-            field="suggestion_id",
-        )
-    if row.promoted_to_canonical:
-        raise ConflictError(f"{pair} was promoted to the user's vocabulary since this decision", field="suggestion_id")
     point = row.qdrant_point_id
-    if row.frequency > 1:
+    if step is UnteachOutcome.REDUCED:
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1]}
         row.source_suggestion_ids = [i for i in row.source_suggestion_ids if i != suggestion_id]
         row.frequency -= 1

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+from namesake.corrections_memory.writer import CorrectionInput
 from namesake.reliability.edge_forms import EDGE_FORM
 from namesake.reliability.types import ReviewAction, Suggestion, SuggestionStatus
-from namesake.review.reopen import GroupResult, ReopenResult, check_group, pair_of, reopen_in
-from namesake.transcripts.store import TranscriptStore
-from namesake.transcripts.suggestions import ManualFix, StoredSuggestion, decide_in, load_suggestions_in, save_manual_in
+from namesake.review.groups import GroupResult, check_group, pair_of
+from namesake.review.ports import ReviewUnitOfWork
+from namesake.review.reopen import ReopenResult, reopen_in
+from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[SuggestionStatus, set[str]] = {
@@ -43,10 +44,9 @@ class ReviewResult:
 class ReviewService:
     """Applies review decisions to suggestions and records the corrections they teach."""
 
-    def __init__(self, transcripts: TranscriptStore, writer: CorrectionMemoryWriter) -> None:
-        self.transcripts, self.writer = transcripts, writer
-        # one limit for what a reviewer writes and what the memory keeps: nothing is cut silently
-        self.max_final_chars = writer.settings.reliability_corrections_memory_final_text_max_len
+    def __init__(self, uow: ReviewUnitOfWork) -> None:
+        self.uow = uow
+        self.max_final_chars = uow.max_final_chars
 
     def _check_final(self, final: str) -> None:
         if len(final) > self.max_final_chars:
@@ -57,8 +57,8 @@ class ReviewService:
             )
 
     def _load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
-        with self.transcripts.db.session() as s:
-            return load_suggestions_in(s, check_group(suggestion_ids), transcript_id)
+        with self.uow.begin() as unit:
+            return unit.rows.load(check_group(suggestion_ids), transcript_id)
 
     def decide(
         self, *, suggestion_id: str, transcript_id: str, action: ReviewAction, final: str | None = None,
@@ -111,11 +111,11 @@ class ReviewService:
             action == ReviewAction.ACCEPT and all(is_edge_form(x) for x in todo)
         )
         if not teaches:
-            with self.transcripts.db.session() as s:
+            with self.uow.begin() as unit:
                 for x in todo:
-                    done[x.id] = decide_in(s, x, status=status, final=new_final, on_race=judge_race)
+                    done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race)
             return GroupResult(list(done.values()), None)
-        prepared = self.writer.prepare(
+        prepared = self.uow.prepare(
             CorrectionInput(
                 user_id=lead.user_id,
                 entity_type=entity_type or lead.entity_type,
@@ -128,12 +128,13 @@ class ReviewService:
             )
         )
         # the decisions and the one correction they teach commit together, or nothing does
-        with self.writer.unit() as work:
-            result = self.writer.record_in(work, prepared)
+        with self.uow.begin() as unit:
+            memory = unit.memory.record(prepared)
+            taught_type = prepared.correction.entity_type
             for x in todo:
-                done[x.id] = decide_in(work.session, x, status=status, final=new_final, on_race=judge_race,
-                                       taught_with=todo[0].id, entity_type=prepared.correction.entity_type)  # fmt: skip
-        return GroupResult(list(done.values()), result.outcome.value)
+                done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race,
+                                              taught_with=todo[0].id, entity_type=taught_type)  # fmt: skip
+        return GroupResult(list(done.values()), memory)
 
     def reopen(self, *, suggestion_ids: list[str], transcript_id: str) -> ReopenResult:
         """Undo decisions: each suggestion back as the pipeline left it, and what they taught taken back.
@@ -142,14 +143,14 @@ class ReviewService:
         newer depends on it. A manual fix has nothing to go back to: it is removed.
         """
         seen = self._load(suggestion_ids, transcript_id)
-        with self.writer.unit() as work:
-            return reopen_in(self.writer, work, seen)
+        with self.uow.begin() as unit:
+            return reopen_in(unit, seen)
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the
         memory write commit together, or nothing does (a retry of the same fix is a replay, counted once)."""
         self._check_final(fix.final)
-        prepared = self.writer.prepare(
+        prepared = self.uow.prepare(
             CorrectionInput(
                 user_id=fix.user_id,
                 entity_type=fix.entity_type,
@@ -162,12 +163,12 @@ class ReviewService:
                 end_char=fix.end_char,
             )
         )
-        with self.writer.unit() as work:
-            self.writer.lock(work, prepared)
+        with self.uow.begin() as unit:
+            unit.memory.lock(prepared)
             # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
-            row = save_manual_in(work.session, fix, self.transcripts.erasure_grace_seconds)
-            result = self.writer.record_in(work, prepared, source_suggestion_id=row.id)
-        return ReviewResult(row, result.outcome.value)
+            row = unit.rows.save_manual(fix)
+            memory = unit.memory.record(prepared, source_suggestion_id=row.id)
+        return ReviewResult(row, memory)
 
 
 def is_edge_form(x: StoredSuggestion) -> bool:

@@ -181,3 +181,64 @@ def load_suggestions_in(s: Session, suggestion_ids: list[str], transcript_id: st
     if missing is not None:
         raise NotFoundError(f"suggestion {missing!r} not found in transcript {transcript_id!r}", field="suggestion_id")
     return [stored_of(*found[i], transcript_id) for i in wanted]
+
+
+def teaching_in(s: Session, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
+    """The suggestions whose memory write the accepted ones among `decided` share (a group's lead, or their own)."""
+    rows = [s.get(SuggestionRow, x.id) for x in decided]
+    return {row.taught_with or row.id for row in rows if row is not None and row.status == SuggestionStatus.VALIDATED}
+
+
+def still_standing_in(s: Session, leads: set[uuid.UUID], leaving: list[StoredSuggestion]) -> set[uuid.UUID]:
+    """The leads an accepted suggestion outside `leaving` still stands by."""
+    return set(
+        s.scalars(
+            select(SuggestionRow.taught_with).where(
+                SuggestionRow.taught_with.in_(leads),
+                SuggestionRow.status == SuggestionStatus.VALIDATED,
+                SuggestionRow.id.not_in([x.id for x in leaving]),
+            )
+        )
+    )
+
+
+def undo_in(s: Session, seen: StoredSuggestion) -> tuple[bool, list[Suggestion]]:
+    """The decided suggestion as the pipeline left it: (removed, suggestions restored with it).
+
+    A fix by hand has no proposal to go back to: it is removed, and what it displaced comes back.
+    """
+    row = s.get(SuggestionRow, seen.id, with_for_update=True, populate_existing=True)
+    if row is None or row.status != seen.status:
+        raise ConflictError(f"suggestion {seen.id} changed while it was being undone: try again", field="status")
+    if row.source != CandidateSource.MANUAL:
+        put_back(row)
+        return False, []
+    displaced = s.scalars(
+        select(SuggestionRow).where(
+            SuggestionRow.taught_with == row.id, SuggestionRow.status == SuggestionStatus.REJECTED
+        )
+    ).all()
+    restored = []
+    for other in displaced:
+        put_back(other)
+        restored.append(suggestion_of(other))
+    s.delete(row)
+    return True, restored
+
+
+def settle_in(s: Session, suggestion_ids: list[uuid.UUID]) -> dict[uuid.UUID, Suggestion]:
+    """Flush what the unit changed and read those suggestions back; a clash of finals on a span is a conflict."""
+    try:
+        s.flush()
+    except IntegrityError as exc:
+        raise ConflictError("another suggestion of this span already has the proposed final", field="final") from exc
+    rows = (s.get(SuggestionRow, key) for key in suggestion_ids)
+    return {row.id: suggestion_of(row) for row in rows if row is not None}
+
+
+def put_back(row: SuggestionRow) -> None:
+    """The row as the pipeline left it, before the decision (a row decided before undo existed: pending)."""
+    row.status = row.previous_status or SuggestionStatus.PENDING
+    row.final = row.proposed_final or row.final
+    row.entity_type = row.proposed_entity_type or row.entity_type
+    row.previous_status = row.proposed_final = row.proposed_entity_type = row.taught_with = row.decided_at = None

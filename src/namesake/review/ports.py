@@ -1,0 +1,111 @@
+"""What the review service needs from the stores, as protocols: the suggestion rows and the memory, in one unit.
+
+The service decides; a unit of work (`unit_of_work.SqlReviewUnitOfWork` over PostgreSQL and the corrections
+memory, or a fake in the tests) holds one transaction in which the rows and the memory write commit together.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from namesake.corrections_memory.unteach import UnteachOutcome
+from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection
+from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
+
+
+@dataclass(frozen=True)
+class Undone:
+    """One decided suggestion taken back: removed (a fix by hand), and the suggestions that came back with it."""
+
+    removed: bool
+    restored: list[Suggestion]
+
+
+class ReviewRows(Protocol):
+    """The suggestion rows a decision reads and writes, inside the unit's transaction."""
+
+    def load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
+        """The suggestions in the order asked (NotFoundError for one of another transcript)."""
+        ...
+
+    def decide(
+        self,
+        seen: StoredSuggestion,
+        *,
+        status: SuggestionStatus,
+        final: str,
+        on_race: Callable[[SuggestionStatus, str], None],
+        taught_with: uuid.UUID | None = None,
+        entity_type: str | None = None,
+    ) -> Suggestion:
+        """The decision written, keeping what it replaces for undo; `on_race` judges a decision taken meanwhile."""
+        ...
+
+    def save_manual(self, fix: ManualFix) -> Suggestion:
+        """A fix by hand as a validated suggestion of its span, displacing the open ones it touches."""
+        ...
+
+    def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
+        """The suggestions whose memory write the accepted ones among `decided` share."""
+        ...
+
+    def still_standing(self, leads: set[uuid.UUID], leaving: list[StoredSuggestion]) -> set[uuid.UUID]:
+        """The leads some accepted suggestion outside `leaving` still stands by."""
+        ...
+
+    def undo(self, seen: StoredSuggestion) -> Undone:
+        """The suggestion as the pipeline left it (ConflictError if it changed meanwhile)."""
+        ...
+
+    def settle(self, suggestion_ids: list[uuid.UUID]) -> dict[uuid.UUID, Suggestion]:
+        """Write what the unit changed and read those suggestions back (ConflictError on a clash of finals)."""
+        ...
+
+
+class ReviewMemory(Protocol):
+    """The corrections memory inside the unit's transaction."""
+
+    def lock(self, prepared: PreparedCorrection) -> None:
+        """Claim the user and hold the correction's lock."""
+        ...
+
+    def record(self, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None) -> str:
+        """Record the correction; what the write did (new, reinforced, superseded, replay)."""
+        ...
+
+    def unteach(self, *, user_id: str, suggestion_id: str) -> UnteachOutcome | None:
+        """Take back what the decision on `suggestion_id` taught; None when nothing of it is left."""
+        ...
+
+
+class ReviewUnit(Protocol):
+    """One transaction: the rows and the memory commit together, or nothing does."""
+
+    @property
+    def rows(self) -> ReviewRows:
+        """The suggestion rows, in the unit's transaction."""
+        ...
+
+    @property
+    def memory(self) -> ReviewMemory:
+        """The corrections memory, in the unit's transaction."""
+        ...
+
+
+class ReviewUnitOfWork(Protocol):
+    """Opens review units, and prepares a correction (checked and embedded) before one opens."""
+
+    max_final_chars: int
+
+    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+        """The correction checked and embedded, outside any transaction."""
+        ...
+
+    def begin(self) -> AbstractContextManager[ReviewUnit]:
+        """A unit that commits when the block ends, and on an error changes nothing in either store."""
+        ...

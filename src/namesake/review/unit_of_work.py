@@ -1,0 +1,113 @@
+"""The review unit of work over PostgreSQL and the corrections memory: one transaction, index writes undone on error."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, MemoryUnit, PreparedCorrection
+from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.review.ports import Undone
+from namesake.transcripts import suggestions as rows_sql
+from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
+
+
+@dataclass
+class SqlReviewRows:
+    """The suggestion rows of one unit, through the transcripts store's statements."""
+
+    session: Session
+    grace_seconds: int
+
+    def load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
+        """The suggestions in the order asked."""
+        return rows_sql.load_suggestions_in(self.session, suggestion_ids, transcript_id)
+
+    def decide(
+        self,
+        seen: StoredSuggestion,
+        *,
+        status: SuggestionStatus,
+        final: str,
+        on_race: Callable[[SuggestionStatus, str], None],
+        taught_with: uuid.UUID | None = None,
+        entity_type: str | None = None,
+    ) -> Suggestion:
+        """The decision written under a row lock."""
+        return rows_sql.decide_in(
+            self.session, seen, status=status, final=final, on_race=on_race, taught_with=taught_with,
+            entity_type=entity_type,
+        )  # fmt: skip
+
+    def save_manual(self, fix: ManualFix) -> Suggestion:
+        """The fix by hand saved as a validated suggestion."""
+        return rows_sql.save_manual_in(self.session, fix, self.grace_seconds)
+
+    def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
+        """The memory writes behind the accepted ones."""
+        return rows_sql.teaching_in(self.session, decided)
+
+    def still_standing(self, leads: set[uuid.UUID], leaving: list[StoredSuggestion]) -> set[uuid.UUID]:
+        """The leads still stood by outside `leaving`."""
+        return rows_sql.still_standing_in(self.session, leads, leaving)
+
+    def undo(self, seen: StoredSuggestion) -> Undone:
+        """The suggestion put back as the pipeline left it."""
+        removed, restored = rows_sql.undo_in(self.session, seen)
+        return Undone(removed, restored)
+
+    def settle(self, suggestion_ids: list[uuid.UUID]) -> dict[uuid.UUID, Suggestion]:
+        """Flushed and read back."""
+        return rows_sql.settle_in(self.session, suggestion_ids)
+
+
+@dataclass
+class SqlReviewMemory:
+    """The corrections memory of one unit, through the writer."""
+
+    writer: CorrectionMemoryWriter
+    work: MemoryUnit
+
+    def lock(self, prepared: PreparedCorrection) -> None:
+        """The correction's lock, held to the end of the unit."""
+        self.writer.lock(self.work, prepared)
+
+    def record(self, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None) -> str:
+        """The correction recorded in the unit."""
+        return self.writer.record_in(self.work, prepared, source_suggestion_id=source_suggestion_id).outcome.value
+
+    def unteach(self, *, user_id: str, suggestion_id: str) -> UnteachOutcome | None:
+        """What the decision taught, taken back in the unit."""
+        return unteach_in(self.writer, self.work, user_id=user_id, suggestion_id=suggestion_id)
+
+
+@dataclass
+class SqlReviewUnit:
+    """Rows and memory sharing one transaction."""
+
+    rows: SqlReviewRows
+    memory: SqlReviewMemory
+
+
+class SqlReviewUnitOfWork:
+    """Review units over the corrections memory writer's unit of work (PostgreSQL plus the vector index)."""
+
+    def __init__(self, writer: CorrectionMemoryWriter, grace_seconds: int) -> None:
+        self.writer, self.grace_seconds = writer, grace_seconds
+        # one limit for what a reviewer writes and what the memory keeps: nothing is cut silently
+        self.max_final_chars = writer.settings.reliability_corrections_memory_final_text_max_len
+
+    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+        """Checked and embedded before the unit opens."""
+        return self.writer.prepare(correction)
+
+    @contextmanager
+    def begin(self) -> Iterator[SqlReviewUnit]:
+        """One transaction; on an error the index writes are undone, newest first."""
+        with self.writer.unit() as work:
+            yield SqlReviewUnit(SqlReviewRows(work.session, self.grace_seconds), SqlReviewMemory(self.writer, work))
