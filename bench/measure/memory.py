@@ -100,7 +100,7 @@ def measure(runtime: Runtime, size: int, runs: int) -> dict[str, float]:
     services = build_services(runtime)
     reader = services.analysis.booster
     assert reader is not None
-    writer = services.review.writer
+    writer = services.writer
     words = ["Cytova", "Reiner", "Backman", "Zorblax", "Mitnou", "Danaher", "Beckman", "Cepheid", "Illumina", "Qiagen"]
     user = "user-7"
     for w in words:  # the user has a memory of their own: the boost finds real neighbours among the noise

@@ -256,7 +256,7 @@ def test_erasure_wins_every_race_with_the_users_writes(runtime: Runtime) -> None
                     services.analysis.analyze(_transcript(f"{user}-t{i}", user_id=user))
                 else:
                     fix = CorrectionInput(user_id=user, entity_type="ORG", original=f"Zorb{i}", final=f"Zorblax{i}")
-                    services.review.writer.record(fix)
+                    services.writer.record(fix)
             except NamesakeError as exc:  # the race lost: said clearly, never a server error
                 assert exc.code in ("USER_ERASED", "CONFLICT"), exc.message
                 assert erased.is_set() or exc.code == "CONFLICT"

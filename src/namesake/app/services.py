@@ -37,6 +37,7 @@ class Services:
     runtime: Runtime
     analysis: AnalysisService
     review: ReviewService
+    writer: CorrectionMemoryWriter  # a correction recorded directly (benches, tests), outside a review
     metrics: Metrics
 
     def promote(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
@@ -121,4 +122,4 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s)
     review = ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds))
-    return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, m)
+    return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, writer, m)
