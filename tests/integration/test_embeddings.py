@@ -127,17 +127,19 @@ def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: E
     assert (near >= dedupe).sum() <= 1 and (different >= dedupe).sum() == 0  # dedupe merges (almost) nothing
 
 
-def test_embedding_on_one_thread_while_workers_hold_the_cores_gives_the_same_vectors(
-    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_embedding_on_one_thread_while_workers_hold_the_cores_gives_the_same_vectors(embedder: Embedder) -> None:
     from namesake.adapters.embeddings import UniversalSentenceEncoder
+    from namesake.core.threads import set_thread_budget
 
     assert isinstance(embedder, UniversalSentenceEncoder)
     texts = [f"Cytiva and Danaher, call {i}" for i in range(40)]
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    assert embedder.blas_threads() == 2
-    both = embedder.embed(texts)
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # what analyze_many sets while its worker pool runs
-    assert embedder.blas_threads() == 1
-    alone = embedder.embed(texts)
+    previous = set_thread_budget(0)
+    try:
+        assert embedder.blas_threads() == 2
+        both = embedder.embed(texts)
+        set_thread_budget(1)  # what the worker pool sets while it runs
+        assert embedder.blas_threads() == 1
+        alone = embedder.embed(texts)
+    finally:
+        set_thread_budget(previous)
     assert np.allclose(alone, both, atol=1e-5)

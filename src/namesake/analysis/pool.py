@@ -9,17 +9,19 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 from namesake.analysis.worker import run_in_worker, warm_worker
 from namesake.core.settings import Settings
+from namesake.core.threads import set_thread_budget
 from namesake.reliability.pipeline import PipelineInputs, RunStats
 from namesake.reliability.types import Candidate
 
+# Threads of one analysis in a worker process (one worker per core).
+WORKER_THREADS = 1
 # What BLAS libraries read for their thread count when they load (in a worker: when it starts).
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def _one_blas_thread_per_worker() -> dict[str, str | None]:
-    """Workers that start from now on use one BLAS thread each (unless the operator set a count), and so does this
-    process meanwhile (threads.thread_budget: its embedder): a worker per core with a thread per core each
-    oversubscribes the cores (12 calls with the language model: 73 → 46 s)."""
+    """Workers that start from now on load their BLAS library with one thread each (unless the operator set a
+    count): a worker per core with a thread per core each oversubscribes the cores."""
     saved = {k: os.environ.get(k) for k in BLAS_THREADS}
     if all(v is None for v in saved.values()):
         os.environ.update(dict.fromkeys(BLAS_THREADS, "1"))
@@ -53,8 +55,10 @@ class StagePool:
     def __init__(self, settings: Settings, workers: int) -> None:
         self.settings, self.workers = settings, workers
         self._blas = _one_blas_thread_per_worker()
+        # one thread for each analysis while the workers hold the cores: theirs, and this process's embedder
+        self._budget = set_thread_budget(WORKER_THREADS)
         self._pool = ProcessPoolExecutor(
-            workers, mp_context=_worker_context(), initializer=warm_worker, initargs=(settings,)
+            workers, mp_context=_worker_context(), initializer=warm_worker, initargs=(settings, WORKER_THREADS)
         )
         # a process is started per submission while none is idle: all of them, now, from a thread, since each
         # start waits for the fork server to have loaded the stages while this one goes on to open the stores
@@ -76,6 +80,7 @@ class StagePool:
             self._pool.shutdown(wait=True, cancel_futures=True)
         finally:
             _restore(self._blas)
+            set_thread_budget(self._budget)
 
     def __enter__(self) -> StagePool:
         return self

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from namesake.core.errors import NamesakeError
 from namesake.core.settings import Settings
+from namesake.core.threads import set_thread_budget
 from namesake.language_model.scorer import build_language_model
 from namesake.reliability.pipeline import PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.types import Candidate
 
 
-def warm_worker(settings: Settings) -> None:
-    """A worker process's start: the language model and the stages' tables, before the first transcript.
+def warm_worker(settings: Settings, threads: int) -> None:
+    """A worker process's start: its thread budget, the language model and the stages' tables, before the first
+    transcript.
 
     A setting the models cannot be used with is the parent's to report (it checks them while its workers start,
     and exits 2): here it would only print a traceback beside that one line; a job would meet it again anyway.
     """
+    set_thread_budget(threads)
     build_language_model(settings)
     try:
         warm_stages(settings)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 
 # OpenBLAS multiplies on one pool of threads for the whole process: two threads multiplying at once can deadlock in it
@@ -13,7 +12,16 @@ import threading
 BLAS_LOCK = threading.RLock()
 
 
+_budget = 0  # 0: every core
+
+
 def thread_budget() -> int:
-    """The process's thread budget: what the worker pool set for BLAS (analysis.pool.BLAS_THREADS), or every core."""
-    value = os.environ.get("OMP_NUM_THREADS", "")
-    return int(value) if value.isdigit() else 0
+    """The threads one analysis of this process may use: 0 for every core, 1 in a worker process beside others."""
+    return _budget
+
+
+def set_thread_budget(threads: int) -> int:
+    """Set this process's budget (the worker pool: 1, in its workers and in the parent meanwhile); the previous one."""
+    global _budget
+    previous, _budget = _budget, threads
+    return previous
