@@ -6,6 +6,7 @@ import dataclasses
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from namesake.adapters.vectors.base import VectorStore
 from namesake.adapters.vectors.edge import EdgeVectorStore
 from namesake.analysis.service import AnalysisService
 from namesake.core.settings import Settings
+from namesake.corrections_memory.promotion import promoted_vocabulary
 from namesake.language_model.scorer import build_language_model
 from namesake.reliability.pipeline import MemoryBooster
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher
@@ -100,7 +102,8 @@ def retuned(rt: Runtime, **update: object) -> Runtime:
 def analysis_service(rt: Runtime, booster: MemoryBooster | None = None) -> AnalysisService:
     """The analysis service over rt, wired as build_services wires it (the memory's reader only if given)."""
     transcripts = TranscriptStore(rt.db, rt.settings.erasure_grace_seconds)
-    return AnalysisService(rt, transcripts, ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings), booster)
+    enricher = ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings, partial(promoted_vocabulary, rt.db))
+    return AnalysisService(rt, transcripts, enricher, booster)
 
 
 MakeRuntime = Callable[..., Runtime]

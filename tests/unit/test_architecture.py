@@ -174,3 +174,38 @@ def test_the_literal_check_sees_a_bare_status() -> None:
     assert _literal_uses(ast.parse('if row.status == "active": row.source = "manual"'), words) == [1, 1]
     assert _literal_uses(ast.parse("f(action='reject')"), words) == [1]
     assert _literal_uses(ast.parse("if row.status == CorrectionStatus.ACTIVE: pass"), words) == []
+
+
+# Which package's store reads and writes each table: no other package names its model.
+TABLE_OWNERS = {
+    "User": "users",
+    "ErasedUser": "users",
+    "Transcript": "transcripts",
+    "SuggestionRow": "transcripts",
+    "CorrectionMirror": "corrections_memory",
+    "CanonicalVocabulary": "corrections_memory",
+    "ForgottenRefusal": "corrections_memory",
+    "JobRun": "jobs",
+}
+
+
+def test_every_tables_sql_lives_in_its_store() -> None:
+    strays = []
+    for path in ROOT.rglob("*.py"):
+        package = path.relative_to(ROOT).parts[0]
+        if package == "adapters":  # the schema and its migrations
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "namesake.adapters.models":
+                strays += [
+                    f"{path.relative_to(ROOT)}: {a.name}"
+                    for a in node.names
+                    if a.name in TABLE_OWNERS and TABLE_OWNERS[a.name] != package
+                ]
+    assert strays == []
+
+
+def test_every_table_has_an_owner() -> None:
+    from namesake.adapters.models import Base
+
+    assert {m.class_.__name__ for m in Base.registry.mappers} == set(TABLE_OWNERS)

@@ -15,6 +15,7 @@ from namesake.analysis.pool import StagePool
 from namesake.core.errors import WorkerError
 from namesake.core.tenancy import DEFAULT_USER
 from namesake.core.text import context_around
+from namesake.corrections_memory.promotion import promoted_vocabulary_in
 from namesake.corrections_memory.refusals import refused_pairs_in
 from namesake.corrections_memory.repository import active_corrections_in
 from namesake.reliability.apply import corrected_segments
@@ -22,11 +23,7 @@ from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.types import Candidate, Suggestion
-from namesake.transcripts.canonical_index import (
-    ReliabilityRagEnricher,
-    index_canonical_entities,
-    promoted_vocabulary_in,
-)
+from namesake.transcripts.canonical_index import ReliabilityRagEnricher, index_canonical_entities
 from namesake.transcripts.store import TranscriptStore, TranscriptView
 
 

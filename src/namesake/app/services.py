@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from namesake.adapters.runtime import Runtime
@@ -14,6 +15,7 @@ from namesake.core.errors import NamesakeError
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.cleanup import ErasureReceipt
 from namesake.corrections_memory.forget import ForgetReceipt, forget_correction
+from namesake.corrections_memory.promotion import promoted_vocabulary
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.refusals import Refusal, forget_refusal, list_refusals
 from namesake.corrections_memory.repository import active_corrections, list_corrections
@@ -22,7 +24,7 @@ from namesake.jobs import tasks
 from namesake.jobs.runner import JobOutcome
 from namesake.review.service import ReviewService
 from namesake.review.unit_of_work import SqlReviewUnitOfWork
-from namesake.transcripts.canonical_index import ReliabilityRagEnricher, promoted_vocabulary
+from namesake.transcripts.canonical_index import ReliabilityRagEnricher
 from namesake.transcripts.retention import TranscriptDeletion, delete_transcript
 from namesake.transcripts.store import TranscriptStore
 from namesake.users.vocabulary import build_terms, export
@@ -120,6 +122,6 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s, on_error=m.failsoft_reads.inc)
     writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
     transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
-    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s)
+    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s, partial(promoted_vocabulary, runtime.db))
     review = ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds))
     return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, writer, m)

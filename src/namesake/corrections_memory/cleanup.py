@@ -6,23 +6,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 
 from namesake.adapters.db import Database
 from namesake.adapters.models import (
     CanonicalVocabulary,
     CorrectionMirror,
     ForgottenRefusal,
-    SuggestionRow,
-    Transcript,
-    User,
 )
 from namesake.adapters.vectors.base import VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
 from namesake.transcripts.canonical_index import drop_transcript_entities
-from namesake.users.claims import mark_erased, user_lock_key
+from namesake.transcripts.store import transcript_ids_in, user_row_counts_in
+from namesake.users.claims import delete_user_in, mark_erased, user_count_in, user_lock_key
 
 PAGE = 1000
 Progress = Callable[[str, int], None]
@@ -49,13 +47,9 @@ class CorrectionsMemoryCleanup:
 
     def _row_counts(self, user_id: str) -> dict[str, int]:
         with self.db.session() as s:
-            transcripts = select(Transcript.id).where(Transcript.user_id == user_id)
             return {
-                "users": int(s.scalar(select(func.count()).select_from(User).where(User.id == user_id)) or 0),
-                "transcripts": int(s.scalar(select(func.count()).select_from(transcripts.subquery())) or 0),
-                "suggestions": int(
-                    s.scalar(select(func.count()).where(SuggestionRow.transcript_id.in_(transcripts))) or 0
-                ),
+                "users": user_count_in(s, user_id),
+                **user_row_counts_in(s, user_id),
                 "corrections": int(s.scalar(select(func.count()).where(CorrectionMirror.user_id == user_id)) or 0),
                 "vocabulary": int(s.scalar(select(func.count()).where(CanonicalVocabulary.user_id == user_id)) or 0),
                 "forgotten_refusals": int(
@@ -86,7 +80,7 @@ class CorrectionsMemoryCleanup:
             point_ids = list(
                 s.scalars(select(CorrectionMirror.qdrant_point_id).where(CorrectionMirror.user_id == user_id))
             )
-            transcripts = list(s.scalars(select(Transcript.id).where(Transcript.user_id == user_id)))
+            transcripts = transcript_ids_in(s, user_id)
         if self.store.collection_exists(CORRECTIONS_COLLECTION):
             for i in range(0, len(point_ids), PAGE):
                 self.store.delete(CORRECTIONS_COLLECTION, point_ids[i : i + PAGE])
@@ -101,7 +95,7 @@ class CorrectionsMemoryCleanup:
                 progress("collections", 1)
         with self.db.session() as s:
             mark_erased(s, user_id)
-            s.execute(delete(User).where(User.id == user_id))  # everything else cascades
+            delete_user_in(s, user_id)  # everything else cascades
             s.flush()
             refresh_global_vocabulary(
                 s, self.settings.reliability_corrections_memory_promo_min_users, min_tenants(self.settings)

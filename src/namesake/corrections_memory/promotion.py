@@ -17,6 +17,7 @@ from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror
 from namesake.adapters.vectors.base import VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.core.tenancy import SEPARATOR, key_scopes
+from namesake.reliability.canonical import TYPE_LISTS
 from namesake.reliability.types import CorrectionStatus
 
 log = logging.getLogger(__name__)
@@ -181,3 +182,28 @@ class CorrectionsMemoryPromotion:
         else:
             self.store.set_payload(CORRECTIONS_COLLECTION, ids, {"promoted_to_canonical": True})
             report.points_flagged += len(ids)
+
+
+def promoted_vocabulary(
+    db: Database, user_id: str | None, *, max_user: int = 1_000, max_global: int = 1_000
+) -> dict[str, list[str]]:
+    """The user's and the global promoted values, by list, most supported first: at most max_user of the
+    user's and max_global of the global ones (the user's first among equals), however many are promoted."""
+    with db.session() as s:
+        return promoted_vocabulary_in(s, user_id, max_user=max_user, max_global=max_global)
+
+
+def promoted_vocabulary_in(
+    s: Session, user_id: str | None, *, max_user: int = 1_000, max_global: int = 1_000
+) -> dict[str, list[str]]:
+    """promoted_vocabulary, read in session `s`."""
+    by_support = (CanonicalVocabulary.support_frequency.desc(), CanonicalVocabulary.id)
+    own = select(CanonicalVocabulary).where(CanonicalVocabulary.user_id == (user_id or ""))
+    shared = select(CanonicalVocabulary).where(CanonicalVocabulary.scope == "global")
+    out: dict[str, list[str]] = {}
+    mine = s.scalars(own.order_by(*by_support).limit(max_user)).all()
+    everyone = s.scalars(shared.order_by(*by_support).limit(max_global)).all()
+    rows = sorted([*mine, *everyone], key=lambda r: (-r.support_frequency, r.scope != "user", r.id))
+    for row in rows:
+        out.setdefault(TYPE_LISTS.get(row.entity_type, "keywords"), []).append(row.value)
+    return out

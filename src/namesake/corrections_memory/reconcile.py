@@ -12,12 +12,13 @@ from sqlalchemy import select
 
 from namesake.adapters.db import Database
 from namesake.adapters.embeddings import Embedder
-from namesake.adapters.models import CorrectionMirror, Transcript
+from namesake.adapters.models import CorrectionMirror
 from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import mirror_payload
 from namesake.reliability.types import CorrectionStatus
 from namesake.transcripts.canonical_index import collection_for, is_transcript_collection
+from namesake.transcripts.store import transcript_ids_in
 from namesake.users.claims import COLLECTIONS_LOCK
 
 SCROLL_PAGE = 1000
@@ -136,7 +137,7 @@ class CorrectionsMemoryReconciler:
         """
         with self.db.exclusive_lock(COLLECTIONS_LOCK):
             with self.db.session() as s:
-                owned = {collection_for(t, self.settings) for t in s.scalars(select(Transcript.id))}
+                owned = {collection_for(t, self.settings) for t in transcript_ids_in(s)}
             orphans = [c for c in self.store.list_collections() if is_transcript_collection(c) and c not in owned]
             for name in orphans:
                 self.store.drop_collection(name)

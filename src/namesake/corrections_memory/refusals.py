@@ -17,10 +17,10 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from namesake.adapters.db import Database
-from namesake.adapters.models import ForgottenRefusal, SuggestionRow, Transcript
+from namesake.adapters.models import ForgottenRefusal
 from namesake.core.errors import NotFoundError
 from namesake.reliability.memory_policy import refusal_key
-from namesake.reliability.types import SuggestionStatus
+from namesake.transcripts.store import rejected_pairs_in
 
 Key = tuple[str, str]
 
@@ -59,16 +59,11 @@ def standing(
 
 
 def _read(s: Session, user_id: str) -> dict[Key, list[Rejection]]:
-    rejected = s.execute(
-        select(SuggestionRow.original, SuggestionRow.final, SuggestionRow.decided_at)
-        .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
-        .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
-    ).all()
     forgotten = {
         (f.original_norm, f.final_key): f.forgotten_at
         for f in s.scalars(select(ForgottenRefusal).where(ForgottenRefusal.user_id == user_id))
     }
-    return standing([(r.original, r.final, r.decided_at) for r in rejected], forgotten)
+    return standing(rejected_pairs_in(s, user_id), forgotten)
 
 
 def refused_pairs_in(s: Session, user_id: str) -> dict[Key, int]:

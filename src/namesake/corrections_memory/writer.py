@@ -10,12 +10,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from namesake.adapters.db import Database
 from namesake.adapters.embeddings import Embedder
-from namesake.adapters.models import CORRECTION_ACTIONS, CorrectionMirror, User
+from namesake.adapters.models import CORRECTION_ACTIONS, CorrectionMirror
 from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.errors import InvalidInputError, NamesakeError
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
@@ -23,7 +23,7 @@ from namesake.core.text import compact, context_around, normalise
 from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.scope import memory_filter
 from namesake.reliability.types import ENTITY_TYPES_SAID, CorrectionStatus, ReviewAction, entity_type_of
-from namesake.users.claims import claim_user
+from namesake.users.claims import claim_user, next_correction_number_in
 
 log = logging.getLogger(__name__)
 PAYLOAD_SCHEMA_VERSION = 1
@@ -279,9 +279,7 @@ class CorrectionMemoryWriter:
         now = self.clock()
         quarantine_until = self.applies_until()
         point_id = uuid.uuid4()
-        # the user's next correction number, under their row's lock: one writer numbers at a time
-        numbered = update(User).where(User.id == c.user_id).values(correction_seq=User.correction_seq + 1)
-        user_seq = session.execute(numbered.returning(User.correction_seq)).scalar_one()
+        user_seq = next_correction_number_in(session, c.user_id)
         row = CorrectionMirror(
             user_seq=user_seq,
             qdrant_point_id=point_id,

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from typing import Any, Protocol
 
 from namesake.adapters.db import Database
 from namesake.adapters.embeddings import Embedder
-from namesake.adapters.models import CanonicalVocabulary
 from namesake.adapters.vectors.base import Filter, Match, PointId, VectorPoint, VectorStore
 from namesake.core.errors import CollectionNotFoundError
 from namesake.core.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION, Settings
-from namesake.reliability.canonical import TYPE_LISTS, aggregate_payloads, chunk_payloads, chunk_point_id
+from namesake.reliability.canonical import aggregate_payloads, chunk_payloads, chunk_point_id
 from namesake.reliability.types import CanonicalDictionary
 
 SCROLL_PAGE = 256
@@ -104,36 +100,21 @@ def drop_transcript_entities(store: VectorStore, settings: Settings, transcript_
     return dropped
 
 
-def promoted_vocabulary(
-    db: Database, user_id: str | None, *, max_user: int = 1_000, max_global: int = 1_000
-) -> dict[str, list[str]]:
-    """The user's and the global promoted values, by list, most supported first: at most max_user of the
-    user's and max_global of the global ones (the user's first among equals), however many are promoted."""
-    with db.session() as s:
-        return promoted_vocabulary_in(s, user_id, max_user=max_user, max_global=max_global)
+class PromotedReader(Protocol):
+    """Reads the promoted vocabulary a user's analysis merges (corrections_memory.promotion.promoted_vocabulary)."""
 
-
-def promoted_vocabulary_in(
-    s: Session, user_id: str | None, *, max_user: int = 1_000, max_global: int = 1_000
-) -> dict[str, list[str]]:
-    """promoted_vocabulary, read in session `s`."""
-    by_support = (CanonicalVocabulary.support_frequency.desc(), CanonicalVocabulary.id)
-    own = select(CanonicalVocabulary).where(CanonicalVocabulary.user_id == (user_id or ""))
-    shared = select(CanonicalVocabulary).where(CanonicalVocabulary.scope == "global")
-    out: dict[str, list[str]] = {}
-    mine = s.scalars(own.order_by(*by_support).limit(max_user)).all()
-    everyone = s.scalars(shared.order_by(*by_support).limit(max_global)).all()
-    rows = sorted([*mine, *everyone], key=lambda r: (-r.support_frequency, r.scope != "user", r.id))
-    for row in rows:
-        out.setdefault(TYPE_LISTS.get(row.entity_type, "keywords"), []).append(row.value)
-    return out
+    def __call__(self, user_id: str | None, *, max_user: int, max_global: int) -> dict[str, list[str]]: ...
 
 
 class ReliabilityRagEnricher:
     """Reads the canonical dictionary of a transcript: its collection plus promoted vocabulary."""
 
-    def __init__(self, store: VectorStore, db: Database, settings: Settings) -> None:
+    def __init__(
+        self, store: VectorStore, db: Database, settings: Settings, read_promoted: PromotedReader | None = None
+    ) -> None:
         self.store, self.db, self.settings = store, db, settings
+        # the promoted vocabulary is the corrections memory's: read through it, and none without a reader
+        self.read_promoted = read_promoted
 
     def fetch_canonical_entities(
         self,
@@ -151,9 +132,9 @@ class ReliabilityRagEnricher:
             dictionary = aggregate_payloads(chunk_payloads(transcript_id, sent))
         else:
             dictionary = aggregate_payloads(self._stored_payloads(transcript_id))
-        if promoted is None:  # not read with the caller's other reads
-            promoted = promoted_vocabulary(self.db, user_id, **self.promoted_limits())
-        for name_, values in promoted.items():
+        if promoted is None and self.read_promoted is not None:  # not read with the caller's other reads
+            promoted = self.read_promoted(user_id, **self.promoted_limits())
+        for name_, values in (promoted or {}).items():
             current = dictionary.lists.setdefault(name_, [])
             current.extend(v for v in values if v not in current)
         return dictionary

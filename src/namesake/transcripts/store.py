@@ -220,3 +220,30 @@ class TranscriptStore:
             analyzed_at = row.analyzed_at.isoformat() if row.analyzed_at else None
             head = (row.id, row.user_id, row.language, analyzed_at, list(row.segments or []))
         return TranscriptView(*head, self.list_suggestions(transcript_id))
+
+
+def transcript_ids_in(s: Session, user_id: str | None = None) -> list[str]:
+    """Every transcript's id, or one user's: what erasure and the orphan sweep walk."""
+    query = select(Transcript.id)
+    if user_id is not None:
+        query = query.where(Transcript.user_id == user_id)
+    return list(s.scalars(query))
+
+
+def user_row_counts_in(s: Session, user_id: str) -> dict[str, int]:
+    """How many transcripts and suggestions a user holds: what an erasure receipt counts of this store."""
+    transcripts = select(Transcript.id).where(Transcript.user_id == user_id)
+    return {
+        "transcripts": int(s.scalar(select(func.count()).select_from(transcripts.subquery())) or 0),
+        "suggestions": int(s.scalar(select(func.count()).where(SuggestionRow.transcript_id.in_(transcripts))) or 0),
+    }
+
+
+def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime | None]]:
+    """Every pair the user rejected, with when: (original, final, decided at), what their refusals are made of."""
+    rows = s.execute(
+        select(SuggestionRow.original, SuggestionRow.final, SuggestionRow.decided_at)
+        .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+        .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
+    ).all()
+    return [(r.original, r.final, r.decided_at) for r in rows]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select, text
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -49,3 +49,19 @@ def mark_erased(s: Session, user_id: str) -> None:
     s.execute(
         stmt.on_conflict_do_update(index_elements=[ErasedUser.user_id], set_={"erased_at": stmt.excluded.erased_at})
     )
+
+
+def user_count_in(s: Session, user_id: str) -> int:
+    """1 while the user's row exists, else 0: what an erasure receipt counts of this table."""
+    return int(s.scalar(select(func.count()).select_from(User).where(User.id == user_id)) or 0)
+
+
+def delete_user_in(s: Session, user_id: str) -> None:
+    """The user's row deleted: every row of theirs in other tables goes with it (foreign keys cascade)."""
+    s.execute(delete(User).where(User.id == user_id))
+
+
+def next_correction_number_in(s: Session, user_id: str) -> int:
+    """The user's next correction number, under their row's lock: one writer numbers at a time."""
+    numbered = update(User).where(User.id == user_id).values(correction_seq=User.correction_seq + 1)
+    return int(s.execute(numbered.returning(User.correction_seq)).scalar_one())
