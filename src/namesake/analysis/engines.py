@@ -119,9 +119,7 @@ def _deepgram(doc: dict[str, Any]) -> list[EngineSegment]:
         end = part.get("end", words[-1]["end"] if words else None)
         speaker = part.get("speaker", words[0].get("speaker") if words else None)
         text_key = "punctuated_word" if words and "punctuated_word" in words[0] else "word"
-        out.append(
-            EngineSegment(str(i), str(part[key]), start, end, _speaker(speaker), words, text_key)
-        )
+        out.append(EngineSegment(str(i), str(part[key]), start, end, _speaker(speaker), words, text_key))
     return out
 
 

@@ -18,10 +18,11 @@ from namesake.core.text import context_around
 from namesake.corrections_memory.promotion import promoted_vocabulary_in
 from namesake.corrections_memory.refusals import refused_pairs_in
 from namesake.corrections_memory.repository import active_corrections_in
-from namesake.reliability.apply import corrected_segments
+from namesake.reliability.apply import corrected_segments, suggestion_counts
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
+from namesake.reliability.reviewed import ReviewedTranscript, TimedSegment, reviewed
 from namesake.reliability.types import Candidate, Suggestion
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher, index_canonical_entities
 from namesake.transcripts.store import TranscriptStore, TranscriptView
@@ -34,6 +35,7 @@ class PreparedAnalysis:
     transcript_id: str
     inputs: PipelineInputs
     seconds: float
+    segments: list[dict[str, Any]] = field(default_factory=list)  # as kept: text, times and speaker when known
 
 
 # Transcripts prepared in order, each with its stages running in a worker (or None: run here, needs the ports).
@@ -111,7 +113,8 @@ class AnalysisService:
             remembered=remembered,
             refused=refused,
         )
-        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0)
+        stored = [seg.stored() for seg in transcript.segments]
+        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0, stored)
 
     def needs_ports(self, prepared: PreparedAnalysis) -> bool:
         """Whether the stages need this process's stores (memory boost) or LLM, or are pure and may run anywhere."""
@@ -135,12 +138,12 @@ class AnalysisService:
         radius = self.runtime.settings.reliability_corrections_memory_context_radius
         texts = {s.id: s.text for s in prepared.inputs.segments}
         contexts = [context_around(texts[c.segment_id], c.start_char, c.end_char, radius) for c in kept]
-        segments = [{"id": seg.id, "text": seg.text} for seg in prepared.inputs.segments]
-        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts, segments)
+        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts, prepared.segments)
         io_seconds = prepared.seconds + time.perf_counter() - t0
         stats.stage_seconds["fetch"] = round(io_seconds, 4)
         stats_json = stats.as_dict()
         stats_json["malformed_canonical_payloads"] = prepared.inputs.dictionary.malformed
+        stats_json.update(suggestion_counts(out))  # what the answer lists: this run's and what stands decided
         seconds = io_seconds + sum(v for k, v in stats.stage_seconds.items() if k != "fetch")
         corrected = corrected_segments(prepared.inputs.segments, out)
         return AnalysisResult(prepared.transcript_id, stats.mode, seconds, out, stats_json, corrected)
@@ -185,6 +188,11 @@ class AnalysisService:
         except BrokenProcessPool as exc:
             raise WorkerError(f"a worker process died while analysing {prepared.transcript_id!r}: {exc}") from exc
         return self.finish(prepared, kept, stats)
+
+    def reviewed(self, transcript_id: str) -> ReviewedTranscript:
+        """The transcript with what stands written in (applied, accepted, edited, fixed by hand) and what is open."""
+        view = self.transcripts.transcript_view(transcript_id)
+        return reviewed(view.transcript_id, [TimedSegment.of(s) for s in view.segments], view.suggestions)
 
     def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
         """Every suggestion of a transcript, in text order."""

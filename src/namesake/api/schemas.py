@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
 from namesake.corrections_memory.repository import CorrectionState
 from namesake.reliability.inputs import EntityType, Identifier
+from namesake.reliability.reviewed import ReviewState
 from namesake.reliability.types import CorrectionStatus, ReviewAction, Suggestion
 
 Text = Annotated[str, StringConstraints(min_length=1)]
@@ -148,6 +149,26 @@ class TranscriptOut(BaseModel):
     analyzed_at: str | None
     segments: list[SegmentOut]
     suggestions: list[SuggestionOut]
+
+
+class ReviewedSegmentOut(BaseModel):
+    """A segment with what stands written in; its times (seconds) and speaker when the ASR gave them."""
+
+    id: str
+    text: str
+    start: float | None = None
+    end: float | None = None
+    speaker: str | None = None
+
+
+class ReviewedOut(BaseModel):
+    """The reviewed transcript: every applied, accepted, edited and hand-made fix written in, and what is open."""
+
+    transcript_id: str
+    state: ReviewState = Field(description="done when no suggestion is pending, else in_review")
+    applied: int = Field(description="fixes written in: applied by the pipeline or decided by the reviewer")
+    open: int = Field(description="suggestions still pending: not written in")
+    segments: list[ReviewedSegmentOut]
 
 
 class TranscriptDeletionOut(BaseModel):

@@ -23,10 +23,22 @@ def corrected_text(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
     return out
 
 
+# What stands written in a transcript: what the pipeline applied, and what a reviewer accepted, edited or fixed.
+WRITTEN_IN = (SuggestionStatus.AUTO_APPLIED, SuggestionStatus.VALIDATED)
+
+
 def corrected_segments(segments: list[Segment], suggestions: list[Suggestion]) -> list[dict[str, str]]:
-    """Every segment of the transcript, in input order, with the auto-applied suggestions applied."""
+    """Every segment of the transcript, in input order, with the applied and accepted suggestions written in."""
     by_segment: dict[str, list[tuple[int, int, str]]] = {}
     for s in suggestions:
-        if s.status is SuggestionStatus.AUTO_APPLIED:
+        if s.status in WRITTEN_IN:
             by_segment.setdefault(s.segment_id, []).append((s.start_char, s.end_char, s.final))
     return [{"id": seg.id, "text": corrected_text(seg.text, by_segment.get(seg.id, ()))} for seg in segments]
+
+
+def suggestion_counts(suggestions: list[Suggestion]) -> dict[str, int]:
+    """How many suggestions an answer lists, by where they stand: the stats of an analysis count these."""
+    counts = {status.value: 0 for status in SuggestionStatus}
+    for s in suggestions:
+        counts[s.status.value] += 1
+    return {"suggestions": len(suggestions), **counts}

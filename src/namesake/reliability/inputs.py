@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
 
@@ -37,6 +37,8 @@ EntityType = Annotated[
 ]
 # A character offset: a number, never a boolean ("start_char": false is not 0).
 Offset = Annotated[int, Strict(), Field(ge=0, le=MAX_OFFSET)]
+# A time in the audio, in seconds: a finite number, never a boolean.
+Seconds = Annotated[float, Strict(), Field(ge=0.0, le=10_000_000.0, allow_inf_nan=False)]
 
 
 class WordIn(BaseModel):
@@ -47,15 +49,33 @@ class WordIn(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0)
     start_char: Offset | None = None
     end_char: Offset | None = None
+    start: Seconds | None = Field(default=None, description="when the word starts in the audio (seconds)")
+    end: Seconds | None = Field(default=None, description="when it ends (seconds)")
 
 
 class SegmentIn(BaseModel):
-    """One segment: id, text, optional words."""
+    """One segment: id, text, optional words; its times and speaker when the ASR gave them (kept and returned)."""
 
     model_config = ConfigDict(extra="ignore")
     id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     text: str
     words: list[WordIn] = Field(default_factory=list)
+    start: Seconds | None = Field(default=None, description="when the segment starts in the audio (seconds)")
+    end: Seconds | None = Field(default=None, description="when it ends (seconds)")
+    speaker: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+    @field_validator("speaker", mode="before")
+    @classmethod
+    def _speaker_as_text(cls, value: object) -> object:
+        """Engines number their speakers (0, 1) or letter them ("A"): kept as text."""
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    def stored(self) -> dict[str, Any]:
+        """The segment as the transcripts store keeps it: id, text, and its times and speaker when known."""
+        out: dict[str, Any] = {"id": self.id, "text": self.text}
+        known = (("start", self.start), ("end", self.end), ("speaker", self.speaker))
+        out.update({k: v for k, v in known if v is not None})
+        return out
 
     @field_validator("id", mode="before")
     @classmethod

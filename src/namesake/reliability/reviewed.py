@@ -7,15 +7,15 @@ proposed, so it is written in exactly when the pipeline had applied it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from namesake.reliability.apply import corrected_text
+from namesake.core.errors import InvalidInputError
+from namesake.reliability.apply import WRITTEN_IN, corrected_text
 from namesake.reliability.types import Suggestion, SuggestionStatus
-
-WRITTEN_IN = (SuggestionStatus.AUTO_APPLIED, SuggestionStatus.VALIDATED)
 
 
 class ReviewState(StrEnum):
@@ -138,3 +138,18 @@ def as_srt(t: ReviewedTranscript) -> str:
         for i, s in enumerate(timed(t), start=1)
     ]
     return "\n".join(cues)
+
+
+def render(t: ReviewedTranscript, fmt: TextFormat) -> str:
+    """The reviewed transcript as text of one format; subtitles need times (InvalidInputError when none has any)."""
+    if fmt is TextFormat.JSON:
+        return json.dumps(t.as_json(), ensure_ascii=False) + "\n"
+    if fmt is TextFormat.TXT:
+        return as_text(t)
+    if not timed(t):
+        raise InvalidInputError(
+            f"{fmt.value} needs segment times and no segment of {t.transcript_id!r} has start and end: ask for txt "
+            "or json, or send the segments with their start and end (seconds)",
+            field="format",
+        )
+    return as_vtt(t) if fmt is TextFormat.VTT else as_srt(t)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import DateTime, Row, func, select, text, update
+from sqlalchemy import DateTime, Row, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -73,6 +73,36 @@ def _upsert_rows(cands: list[Candidate], audits: list[dict[str, float]], context
     return json_text(rows)
 
 
+def _upsert_in(s: Session, transcript_id: str, cands: list[Candidate], contexts: list[str]) -> list[Suggestion]:
+    """The candidates upserted; those written (a decided span key is left as it is, and not returned)."""
+    undecided = [status.value for status in SuggestionStatus.undecided()]
+    audits = [c.audit() for c in cands]
+    params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, audits, contexts), "undecided": undecided}
+    returned = s.execute(_UPSERT_SUGGESTIONS, params).all()
+    # a returned row was written from the candidate of its span key: its signals are the ones sent
+    sent = {(c.segment_id, c.start_char, c.end_char, c.final): a for c, a in zip(cands, audits, strict=True)}
+    return [suggestion_of(r, sent[(r.segment_id, r.start_char, r.end_char, r.final)]) for r in returned]
+
+
+def _decided_spans_in(s: Session, transcript_id: str) -> dict[str, list[tuple[int, int]]]:
+    """The words a reviewer decided on (accepted, edited, fixed by hand or rejected), by segment."""
+    rows = s.execute(
+        select(SuggestionRow.segment_id, SuggestionRow.start_char, SuggestionRow.end_char).where(
+            SuggestionRow.transcript_id == transcript_id,
+            SuggestionRow.status.not_in(SuggestionStatus.undecided()),
+        )
+    ).all()
+    out: dict[str, list[tuple[int, int]]] = {}
+    for segment_id, start, end in rows:
+        out.setdefault(segment_id, []).append((start, end))
+    return out
+
+
+def _covers(decided: dict[str, list[tuple[int, int]]], c: Candidate) -> bool:
+    """A candidate over words a reviewer already decided on: their decision stands."""
+    return any(a < c.end_char and b > c.start_char for a, b in decided.get(c.segment_id, ()))
+
+
 def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> None:
     """Claim the user (users.claim_user), create the transcript row on first reference; one user owns it."""
     claim_user(s, user_id, grace_seconds)
@@ -90,7 +120,7 @@ class TranscriptView:
     user_id: str
     language: str | None
     analyzed_at: str | None
-    segments: list[dict[str, str]]
+    segments: list[dict[str, Any]]
     suggestions: list[Suggestion]
 
     def as_json(self) -> dict[str, Any]:
@@ -130,27 +160,36 @@ class TranscriptStore:
         transcript_id: str,
         cands: list[Candidate],
         contexts: list[str] | None = None,
-        segments: list[dict[str, str]] | None = None,
+        segments: list[dict[str, Any]] | None = None,
     ) -> list[Suggestion]:
-        """One upsert on the span key: a re-analysis refreshes open suggestions, never reopens decided ones.
+        """What the run proposes saved beside what the reviewer decided: every suggestion of the transcript now.
 
-        The segment texts are kept with them, in the same transaction (the review page shows both).
+        One upsert on the span key: a re-analysis refreshes open suggestions and never reopens a decided one.
+        A reviewer's decision stands: nothing new is proposed over words they decided on. The open suggestions of an
+        earlier run that this run does not propose (a pair refused since, a correction forgotten, a list
+        changed) are gone. The segments are kept with them, in the same transaction.
         """
         contexts = contexts or [""] * len(cands)
         with self.db.session() as s:
             if segments is not None:
                 keep = update(Transcript).where(Transcript.id == transcript_id)
                 s.execute(keep.values(segments=segments, analyzed_at=func.now()))
-            if not cands:
-                return []
-            undecided = [status.value for status in SuggestionStatus.undecided()]
-            audits = [c.audit() for c in cands]
-            params = {"transcript_id": transcript_id, "rows": _upsert_rows(cands, audits, contexts),
-                      "undecided": undecided}  # fmt: skip
-            returned = s.execute(_UPSERT_SUGGESTIONS, params).all()
-        # a returned row was written from the candidate of its span key: its signals are the ones sent
-        sent = {(c.segment_id, c.start_char, c.end_char, c.final): a for c, a in zip(cands, audits, strict=True)}
-        out = [suggestion_of(r, sent[(r.segment_id, r.start_char, r.end_char, r.final)]) for r in returned]
+            decided_spans = _decided_spans_in(s, transcript_id)
+            kept = [(c, x) for c, x in zip(cands, contexts, strict=True) if not _covers(decided_spans, c)]
+            returned = _upsert_in(s, transcript_id, [c for c, _ in kept], [x for _, x in kept]) if kept else []
+            gone = delete(SuggestionRow).where(
+                SuggestionRow.transcript_id == transcript_id,
+                SuggestionRow.status.in_(SuggestionStatus.undecided()),
+                SuggestionRow.id.not_in([uuid.UUID(r.id) for r in returned]),
+            )
+            s.execute(gone)
+            decided = s.scalars(
+                select(SuggestionRow).where(
+                    SuggestionRow.transcript_id == transcript_id,
+                    SuggestionRow.status.not_in(SuggestionStatus.undecided()),
+                )
+            ).all()
+            out = [*returned, *(suggestion_of(r) for r in decided)]
         return sorted(out, key=lambda r: (r.segment_id, r.start_char))
 
     def list_suggestions(self, transcript_id: str) -> list[Suggestion]:

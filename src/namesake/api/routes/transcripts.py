@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import (
     AnalysisOut,
     CanonicalEntitiesIn,
     IndexedOut,
+    ReviewedOut,
     SuggestionOut,
     TranscriptDeletionOut,
     TranscriptOut,
@@ -18,6 +19,7 @@ from namesake.api.schemas import (
     errors,
 )
 from namesake.reliability.inputs import Identifier, TranscriptIn
+from namesake.reliability.reviewed import TextFormat, render
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 
@@ -87,3 +89,36 @@ def list_suggestions(
     """Every suggestion of the transcript, in text order (another tenant's transcript: empty)."""
     rows = services.analysis.list_suggestions(scope.inward(transcript_id, "transcript_id"))
     return rows
+
+
+# The media type each text format is answered with (the JSON one with its schema).
+TEXT_MEDIA = {
+    TextFormat.TXT: "text/plain; charset=utf-8",
+    TextFormat.VTT: "text/vtt; charset=utf-8",
+    TextFormat.SRT: "application/x-subrip; charset=utf-8",
+}
+
+
+@router.get(
+    "/transcripts/{transcript_id}/text",
+    response_model=ReviewedOut,
+    responses={
+        200: {
+            "description": "the reviewed transcript, in the format asked",
+            "content": {media.split(";")[0]: {"schema": {"type": "string"}} for media in TEXT_MEDIA.values()},
+        },
+        **errors(404, 422),
+    },
+)
+def reviewed_text(
+    services: ServicesDep,
+    scope: ScopeDep,
+    transcript_id: Identifier = TranscriptId,
+    format: TextFormat = TextFormat.JSON,
+) -> ReviewedOut | Response:
+    """The transcript as reviewed: applied, accepted, edited and hand-made fixes written in; `state` says whether
+    anything is still open. `txt`, `vtt` (WebVTT) and `srt` (SubRip) as files; subtitles need segment times."""
+    text = services.analysis.reviewed(scope.inward(transcript_id, "transcript_id"))
+    if format is TextFormat.JSON:
+        return ReviewedOut.model_validate(scope.outward_json(text.as_json()))
+    return Response(render(text, format), media_type=TEXT_MEDIA[format])

@@ -1,0 +1,5 @@
+"""`python -m namesake.cli`."""
+
+from namesake.cli import main
+
+main()

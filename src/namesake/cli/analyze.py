@@ -1,0 +1,156 @@
+"""`namesake analyze` and `namesake demo`: transcripts in, suggestions (or corrected transcripts) out."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from namesake.core.errors import NamesakeError
+from namesake.core.progress import progress
+
+if TYPE_CHECKING:
+    from namesake.analysis.service import AnalysisResult
+    from namesake.reliability.inputs import TranscriptIn
+    from namesake.reliability.types import Suggestion
+
+
+from namesake.cli.base import _check_id, _checked_models, _fail, _open_services, _settings, _stage_pool, app, err, out
+
+# Below this many transcripts, starting worker processes costs more than it saves.
+PARALLEL_FROM = 8
+
+
+class OutputFormat(StrEnum):
+    """How `analyze` prints its results."""
+
+    jsonl = "jsonl"
+    table = "table"
+
+
+@app.command()
+def analyze(
+    path: Annotated[
+        Path, typer.Argument(help="A .json transcript, a .jsonl / .jsonl.gz (one per line), or - (lines on stdin).")
+    ],
+    user: Annotated[str | None, typer.Option("--user", help="User id (overrides the file's user_id).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="jsonl: one line per transcript; table.")] = (
+        OutputFormat.jsonl
+    ),
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=0,
+            help="Processes for the pipeline's pure stages; 0 = one per CPU core for files of "
+            f"{PARALLEL_FROM} transcripts or more, else 1. Storage stays in this process; output order is kept.",
+        ),
+    ] = 0,
+    apply: Annotated[
+        bool,
+        typer.Option(
+            "--apply",
+            help="Print the input transcripts with their auto-applied suggestions written into the segment "
+            "texts (the input's JSON shape, one per line), instead of the suggestions.",
+        ),
+    ] = False,
+) -> None:
+    """Analyse transcripts and print their suggestions (the benchmark's predictions format), or --apply them."""
+    from namesake.analysis.files import read_transcripts
+
+    settings = _settings()
+    _check_id(user, "--user")
+    try:
+        transcripts = read_transcripts(path, settings)
+    except NamesakeError as exc:
+        err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    if workers == 0:
+        workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
+    # the workers start (and load what they read) while this process checks the models and opens the stores
+    with (
+        _stage_pool(settings, workers) as pool,
+        _checked_models(settings),
+        _open_services(settings) as services,
+        progress(err, "analysing", len(transcripts), quiet=len(transcripts) < 2) as bar,
+    ):
+        try:
+            results = services.analysis.analyze_many(transcripts, user_id=user, pool=pool)
+            for given, result in zip(transcripts, results, strict=True):
+                if apply:
+                    sys.stdout.write(json.dumps(_applied(given.transcript, result), ensure_ascii=False) + "\n")
+                    sys.stdout.flush()
+                elif fmt is OutputFormat.jsonl:
+                    sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
+                    sys.stdout.flush()
+                else:
+                    out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+                bar.advance()
+        except NamesakeError as exc:
+            raise _fail(exc) from exc
+
+
+def _applied(transcript: TranscriptIn, result: AnalysisResult) -> dict[str, Any]:
+    """The transcript as it was given, its segment texts corrected: ready for the next step of a pipeline."""
+    texts = {s["id"]: s["text"] for s in result.corrected_segments}
+    body = transcript.model_dump(mode="json", exclude_none=True)
+    for seg in body["segments"]:
+        seg["text"] = texts.get(seg["id"], seg["text"])
+    return body
+
+
+def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestion]) -> Table:
+    """The suggestions as a table that fits an 80-column terminal: short headers, no words folded in two."""
+    table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions", box=box.SIMPLE_HEAD)
+    for col in ("seg", "span", "original", "final", "type", "conf", "status"):
+        table.add_column(col, no_wrap=col in ("span", "type", "conf", "status"), overflow="fold")
+    for s in suggestions:
+        table.add_row(
+            s.segment_id, f"{s.start_char}-{s.end_char}", s.original, s.final, s.entity_type,
+            f"{s.confidence:.2f}", s.status.value,
+        )  # fmt: skip
+    return table
+
+
+def _language_model_label(model: object) -> str:
+    """What the demo says of the language model: its name and the pass that runs it, or why there is none."""
+    if model is None:
+        return "none (word-pair counts)"
+    return f"{getattr(model, 'name', '?')} ({getattr(model, 'runtime', 'adapter')})"
+
+
+SAMPLES = ("meeting_en.json", "meeting_fr.json")
+
+
+@app.command()
+def demo() -> None:
+    """Analyse the bundled sample meetings (English and French) on the embedded stack and print the suggestions."""
+    from importlib import resources
+
+    from namesake.analysis.files import parse_transcript
+
+    settings = _settings()
+    with _open_services(settings) as services:
+        runtime, reliability = services.runtime, services.analysis
+        err.print(
+            f"embedded stack: PostgreSQL {'(pgserver)' if runtime.db.embedded else '(DATABASE_URL)'}, "
+            f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
+            f"embedder {runtime.embedder.name} {runtime.embedder.version}, "
+            f"LLM {runtime.llm.name if runtime.llm else 'none'}, "
+            f"language model {_language_model_label(runtime.language_model)}"
+        )
+        for name in SAMPLES:
+            raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")
+            try:
+                result = reliability.analyze(parse_transcript(raw, settings, name))
+            except NamesakeError as exc:
+                raise _fail(exc) from exc
+            out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+    out.print("Next: `namesake serve`, then open http://127.0.0.1:8000/review to review them (API: /docs).")

@@ -1,0 +1,170 @@
+"""What every `namesake` command shares: the Typer apps, the consoles, settings, errors and the services."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from namesake import __version__
+from namesake.core.errors import ConfigurationError, NamesakeError
+from namesake.core.progress import progress
+from namesake.core.settings import Settings, describe_invalid, get_settings
+
+if TYPE_CHECKING:
+    from namesake.analysis.pool import StagePool
+    from namesake.app.services import Services
+
+
+app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
+jobs_app = typer.Typer(help="Maintenance jobs, run once (for cron / Kubernetes CronJobs).", no_args_is_help=True)
+users_app = typer.Typer(help="User data (GDPR).", no_args_is_help=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"namesake {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """namesake: keep ASR transcripts true to the names people use."""
+
+
+app.add_typer(db_app, name="db")
+app.add_typer(jobs_app, name="jobs")
+app.add_typer(users_app, name="users")
+vocab_app = typer.Typer(help="A user's learned vocabulary, for ASR engines.", no_args_is_help=True)
+app.add_typer(vocab_app, name="vocab")
+err = Console(stderr=True)
+out = Console()
+
+
+def _settings() -> Settings:
+    """Settings from the environment; an invalid value is a CLI error (exit 2), not a traceback."""
+    try:
+        return get_settings()
+    except ValueError as exc:
+        detail = describe_invalid(exc) if isinstance(exc, ValidationError) else str(exc)
+        err.print(f"error: invalid configuration: {detail}", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
+
+
+def _check_models(settings: Settings) -> None:
+    """The scoring models and the settings they were fitted for, before a store is opened or a row written."""
+    from namesake.reliability.scorer import Scorer
+
+    try:
+        Scorer.from_settings(settings)
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+
+
+@contextmanager
+def _checked_models(settings: Settings) -> Iterator[None]:
+    """_check_models as a step of a `with`: after the worker pool has started, before a store is opened."""
+    _check_models(settings)
+    yield
+
+
+def _fail(exc: NamesakeError) -> typer.Exit:
+    """Exit 2 for a setting that cannot be used as given (bad input, like an invalid value), 1 for the rest."""
+    err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(2 if isinstance(exc, ConfigurationError) else 1)
+
+
+def _check_id(value: str | None, option: str) -> None:
+    """Refuse, exit 2, an id the API could never address ("../../etc"): the rule every id follows."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from namesake.reliability.inputs import Identifier
+
+    if value is None:
+        return
+    try:
+        TypeAdapter(Identifier).validate_python(value)
+    except ValidationError as exc:
+        err.print(
+            f"error: {option}: {value!r} is not an id (letters, digits, '_', '.', '-'; 200 at most)",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+        raise typer.Exit(2) from exc
+
+
+@contextmanager
+def _stage_pool(settings: Settings, workers: int) -> Iterator[StagePool | None]:
+    """The worker processes of `analyze`, started now; None for one worker (the stages run in this process)."""
+    if workers <= 1:
+        yield None
+        return
+    from namesake.analysis.pool import StagePool
+
+    with StagePool(settings, workers) as pool:
+        yield pool
+
+
+@contextmanager
+def _open_services(settings: Settings) -> Iterator[Services]:
+    """Open the runtime and the services over it (build_services, as the API does); close everything on the way out."""
+    from namesake.adapters.runtime import open_runtime
+    from namesake.app.services import build_services
+
+    try:
+        runtime = open_runtime(settings)
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+    try:
+        yield build_services(runtime)
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+    finally:
+        runtime.close()
+
+
+def _summary(title: str, counts: dict[str, Any]) -> Table:
+    table = Table(title=title)
+    table.add_column("count")
+    table.add_column("value", justify="right")
+    for key, value in counts.items():
+        table.add_row(key, json.dumps(value) if isinstance(value, dict | list) else str(value))
+    return table
+
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object (for scripts).")]
+
+
+def _run_job(
+    name: str,
+    label: str,
+    total: Callable[[Services], int | None],
+    run: Callable[[Services, Callable[[int], None]], Any],
+    *,
+    as_json: bool = False,
+) -> None:
+    """Run one job with progress on stderr and a summary (table, or JSON); exit 3 when another runner holds it."""
+    from namesake.jobs.runner import JobAlreadyRunningError
+
+    settings = _settings()
+    with _open_services(settings) as services, progress(err, label, total(services)) as bar:
+        try:
+            outcome = run(services, bar.advance)
+        except JobAlreadyRunningError as exc:
+            err.print(f"skipped: {exc.message}")
+            raise typer.Exit(3) from exc
+    if as_json:
+        sys.stdout.write(json.dumps({"job": name, "run_id": outcome.run_id, "counts": outcome.counts()}) + "\n")
+    else:
+        out.print(_summary(f"{name} (run {outcome.run_id})", outcome.counts()))

@@ -1,0 +1,43 @@
+"""`namesake transcripts export`: the reviewed transcript, as a pipeline or a reader takes it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from namesake.cli.base import _check_id, _fail, _open_services, _settings, app, err
+from namesake.core.errors import NamesakeError
+from namesake.reliability.reviewed import TextFormat, render
+
+transcripts_app = typer.Typer(help="Transcripts as reviewed: what the pipeline applied and the reviewer decided.")
+app.add_typer(transcripts_app, name="transcripts", no_args_is_help=True)
+
+
+@transcripts_app.command("export")
+def transcripts_export(
+    transcript: Annotated[str, typer.Argument(help="The transcript's id.")],
+    fmt: Annotated[TextFormat, typer.Option("--format", help="json, txt, vtt (WebVTT) or srt (SubRip).")] = (
+        TextFormat.JSON
+    ),
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Print the transcript with every applied, accepted, edited and hand-made fix written in (json says what
+    is still open: state in_review or done)."""
+    settings = _settings()
+    _check_id(transcript, "TRANSCRIPT")
+    with _open_services(settings) as services:
+        try:
+            body = render(services.analysis.reviewed(transcript), fmt)
+        except NamesakeError as exc:
+            raise _fail(exc) from exc
+    if output is None:
+        sys.stdout.write(body)
+        return
+    try:
+        output.write_text(body, encoding="utf-8")
+    except OSError as exc:
+        err.print(f"error: {output}: cannot be written ({exc.strerror})", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
