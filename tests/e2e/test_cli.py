@@ -77,21 +77,18 @@ def test_worker_processes_give_the_same_output_in_the_same_order(env: dict[str, 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n{"transcript_id": "b"}\n', ":2: segments"),
+        ('{"transcript_id": "b"}\n', ":1: segments"),
         ('{"transcript_id": "a", "segments": [{"id": "1"}]}\n', ":1: segments[0].text"),
         ("{not json\n", ":1: not JSON"),
         ('{"transcript_id": "../x", "segments": [{"id": "1", "text": "x"}]}\n', ":1: transcript_id"),
-        (
-            '{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n' + "[" * 100_000 + "]" * 100_000 + "\n",
-            ":2: not a transcript (JSON nested too deeply)",
-        ),
+        ("[" * 100_000 + "]" * 100_000 + "\n", ":1: not a transcript (JSON nested too deeply)"),
         (
             '{"transcript_id": "a", "segments": [{"id": "1", "text": "x"}]}\n{"transcript_id": "\udcff"}\n',
             ":2: not UTF-8",
         ),
     ],
 )
-def test_bad_input_is_a_one_line_error_with_exit_2_and_writes_nothing(
+def test_bad_input_is_an_error_naming_file_and_line_with_exit_2_and_writes_nothing(
     env: dict[str, str], tmp_path: Path, db: Database, content: str, message: str
 ) -> None:
     path = tmp_path / "bad.jsonl"
@@ -99,7 +96,8 @@ def test_bad_input_is_a_one_line_error_with_exit_2_and_writes_nothing(
     result = CliRunner().invoke(app, ["analyze", str(path)])
     assert result.exit_code == 2
     assert message in result.stderr and str(path) in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    errors = result.stderr.strip().splitlines()
+    assert errors[0].startswith(f"error: {path}:") and len(errors) <= 2  # the line, and how many of the batch failed
     with db.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar() == 0
 
@@ -210,14 +208,31 @@ def test_db_commands_say_where_the_schema_is_and_refuse_what_cannot_be_done(env:
     assert back.exit_code == 2 and "cannot go back" in back.output
 
 
-def test_a_nul_character_in_a_file_is_exit_2_naming_file_line_and_field(env: dict[str, str], tmp_path: Path) -> None:
-    path = tmp_path / "nul.jsonl"
-    bad = dict(TRANSCRIPT, transcript_id="cli-nul", segments=[{"id": "1", "text": "Rei\u0000ner"}])
-    path.write_text(json.dumps(TRANSCRIPT) + "\n" + json.dumps(bad) + "\n")
+def test_a_bad_line_in_the_middle_of_a_batch_is_named_and_the_others_are_analysed(
+    env: dict[str, str], tmp_path: Path, db: Database
+) -> None:
+    path = tmp_path / "batch.jsonl"
+    nul = dict(TRANSCRIPT, transcript_id="cli-nul", segments=[{"id": "1", "text": "Rei\u0000ner"}])
+    theirs = dict(TRANSCRIPT, transcript_id="cli-theirs", user_id="bob")
+    last = dict(TRANSCRIPT, transcript_id="cli-last")
+    first = CliRunner().invoke(app, ["analyze", "-"], input=json.dumps(dict(theirs, user_id="ann")) + "\n")
+    assert first.exit_code == 0, first.output  # cli-theirs now belongs to ann
+    path.write_text(
+        "\n".join(json.dumps(t) for t in (TRANSCRIPT, nul, theirs, "not json", last)).replace('"not json"', "{not json")
+        + "\n"
+    )
     result = CliRunner().invoke(app, ["analyze", str(path)])
     assert result.exit_code == 2
-    assert f"{path}:2: segments[0].text: a NUL character is not accepted" in result.output
-    assert not [line for line in result.stdout.splitlines() if line.startswith("{")]  # nothing analysed
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [x.get("transcript_id") for x in lines] == ["cli-1", None, "cli-theirs", None, "cli-last"]
+    assert [x["error"]["code"] for x in lines if "error" in x] == ["INVALID_INPUT", "CONFLICT", "INVALID_INPUT"]
+    assert [x["where"] for x in lines if "error" in x] == [f"{path}:2", f"{path}:3", f"{path}:4"]
+    assert f"{path}:2: segments[0].text: a NUL character is not accepted" in result.stderr
+    assert f"{path}:3: transcript 'cli-theirs' belongs to another user" in result.stderr
+    assert "3 of 5 transcripts could not be analysed" in result.stderr
+    with db.engine.connect() as conn:
+        kept = conn.exec_driver_sql("SELECT id FROM transcripts ORDER BY id").scalars().all()
+    assert kept == ["cli-1", "cli-last", "cli-theirs"]
 
 
 def test_apply_writes_the_bundled_samples_as_a_reader_would_correct_them(env: dict[str, str], tmp_path: Path) -> None:

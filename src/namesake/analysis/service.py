@@ -12,7 +12,14 @@ from typing import Any
 
 from namesake.adapters.runtime import Runtime
 from namesake.analysis.pool import StagePool
-from namesake.core.errors import WorkerError
+from namesake.core.errors import (
+    ConflictError,
+    GoneError,
+    InputTooLargeError,
+    InvalidInputError,
+    NamesakeError,
+    WorkerError,
+)
 from namesake.core.tenancy import DEFAULT_USER
 from namesake.core.text import context_around
 from namesake.corrections_memory.promotion import promoted_vocabulary_in
@@ -39,7 +46,17 @@ class PreparedAnalysis:
 
 
 # Transcripts prepared in order, each with its stages running in a worker (or None: run here, needs the ports).
-_Pending = deque[tuple[PreparedAnalysis, Future[tuple[list[Candidate], RunStats]] | None]]
+_Pending = deque[tuple["PreparedAnalysis | AnalysisFailure", Future[tuple[list[Candidate], RunStats]] | None]]
+# What fails one transcript of a batch, not the batch: its input, its owner, a limit (the stores failing stops it).
+TRANSCRIPT_ERRORS = (InvalidInputError, InputTooLargeError, ConflictError, GoneError)
+
+
+@dataclass(frozen=True)
+class AnalysisFailure:
+    """One transcript of a batch that could not be analysed, and why; the others go on."""
+
+    transcript_id: str
+    error: NamesakeError
 
 
 @dataclass
@@ -160,9 +177,10 @@ class AnalysisService:
         user_id: str | None = None,
         workers: int = 1,
         pool: StagePool | None = None,
-    ) -> Iterator[AnalysisResult]:
+    ) -> Iterator[AnalysisResult | AnalysisFailure]:
         """Analyse in order; with a pool (or workers > 1) the pure stages run in worker processes while this one does
-        I/O."""
+        I/O. A transcript that fails on its own (its input, its owner, a limit) is an AnalysisFailure in its
+        place and the others go on; the stores failing stops the batch."""
         if pool is None and workers > 1:
             with StagePool(self.runtime.settings, workers) as own:
                 yield from self.analyze_many(transcripts, user_id=user_id, pool=own)
@@ -170,24 +188,36 @@ class AnalysisService:
         if pool is None:
             warm_stages(self.runtime.settings)
             for t in transcripts:
-                yield self.analyze(t, user_id=user_id)
+                try:
+                    yield self.analyze(t, user_id=user_id)
+                except TRANSCRIPT_ERRORS as exc:
+                    yield AnalysisFailure(_id_of(t), exc)
             return
         pending: _Pending = deque()
         for t in transcripts:
-            prepared = self.prepare(t, user_id=user_id)
-            pending.append((prepared, None if self.needs_ports(prepared) else pool.submit(prepared.inputs)))
+            try:
+                prepared = self.prepare(t, user_id=user_id)
+            except TRANSCRIPT_ERRORS as exc:
+                pending.append((AnalysisFailure(_id_of(t), exc), None))
+            else:
+                pending.append((prepared, None if self.needs_ports(prepared) else pool.submit(prepared.inputs)))
             while len(pending) > 2 * pool.workers or (pending and pending[0][1] is None):
                 yield self._finish_next(pending)
         while pending:
             yield self._finish_next(pending)
 
-    def _finish_next(self, pending: _Pending) -> AnalysisResult:
+    def _finish_next(self, pending: _Pending) -> AnalysisResult | AnalysisFailure:
         prepared, job = pending.popleft()
+        if isinstance(prepared, AnalysisFailure):
+            return prepared
         try:
             kept, stats = self.compute(prepared) if job is None else job.result()
         except BrokenProcessPool as exc:
             raise WorkerError(f"a worker process died while analysing {prepared.transcript_id!r}: {exc}") from exc
-        return self.finish(prepared, kept, stats)
+        try:
+            return self.finish(prepared, kept, stats)
+        except TRANSCRIPT_ERRORS as exc:
+            return AnalysisFailure(prepared.transcript_id, exc)
 
     def reviewed(self, transcript_id: str) -> ReviewedTranscript:
         """The transcript with what stands written in (applied, accepted, edited, fixed by hand) and what is open."""
@@ -213,3 +243,8 @@ class AnalysisService:
     def canonical_lists(self, transcript_id: str, user_id: str) -> dict[str, list[str]]:
         """The transcript's canonical lists with the user's promoted vocabulary (what an export sends)."""
         return self.enricher.fetch_canonical_entities(transcript_id, user_id).lists
+
+
+def _id_of(t: TranscriptIn | CheckedTranscript) -> str:
+    """The id a batch's output names a transcript by."""
+    return (t.transcript if isinstance(t, CheckedTranscript) else t).transcript_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,12 +14,14 @@ import typer
 from rich import box
 from rich.table import Table
 
+from namesake.analysis.engines import Engine, write_back
 from namesake.core.errors import NamesakeError
 from namesake.core.progress import progress
+from namesake.reliability.apply import WRITTEN_IN
 
 if TYPE_CHECKING:
-    from namesake.analysis.service import AnalysisResult
-    from namesake.reliability.inputs import TranscriptIn
+    from namesake.analysis.files import InputLine
+    from namesake.analysis.service import AnalysisFailure, AnalysisResult
     from namesake.reliability.types import Suggestion
 
 
@@ -57,53 +60,109 @@ def analyze(
         bool,
         typer.Option(
             "--apply",
-            help="Print the input transcripts with their auto-applied suggestions written into the segment "
-            "texts (the input's JSON shape, one per line), instead of the suggestions.",
+            help="Print the input transcripts with their applied suggestions written in, in the input's own JSON "
+            "shape (an engine's too: times and words kept), one per line, instead of the suggestions.",
         ),
     ] = False,
+    engine: Annotated[
+        Engine | None,
+        typer.Option(
+            "--from",
+            help="The JSON's writer: namesake, whisper, deepgram, assemblyai, speechmatics or gladia "
+            "(default: recognised by its shape).",
+        ),
+    ] = None,
 ) -> None:
-    """Analyse transcripts and print their suggestions (the benchmark's predictions format), or --apply them."""
-    from namesake.analysis.files import read_transcripts
+    """Analyse transcripts and print their suggestions (the benchmark's predictions format), or --apply them.
+
+    A bad transcript of a batch is named (file:line and why) on stderr and as an error object in its place in
+    the output; the others are analysed, and the exit status is 2 at the end."""
+    from namesake.analysis.files import read_batch
+    from namesake.analysis.service import AnalysisFailure
 
     settings = _settings()
     _check_id(user, "--user")
     try:
-        transcripts = read_transcripts(path, settings)
+        lines = read_batch(path, settings, engine=engine)
     except NamesakeError as exc:
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
+    good = [x.checked for x in lines if x.checked is not None]
     if workers == 0:
-        workers = (os.cpu_count() or 1) if len(transcripts) >= PARALLEL_FROM else 1
+        workers = (os.cpu_count() or 1) if len(good) >= PARALLEL_FROM else 1
+    failed = 0
     # the workers start (and load what they read) while this process checks the models and opens the stores
     with (
-        _stage_pool(settings, workers) as pool,
+        _stage_pool(settings, workers if good else 1) as pool,
         _checked_models(settings),
-        _open_services(settings) as services,
-        progress(err, "analysing", len(transcripts), quiet=len(transcripts) < 2) as bar,
+        _open_services(settings) if good else nullcontext() as services,
+        progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar,
     ):
         try:
-            results = services.analysis.analyze_many(transcripts, user_id=user, pool=pool)
-            for given, result in zip(transcripts, results, strict=True):
-                if apply:
-                    sys.stdout.write(json.dumps(_applied(given.transcript, result), ensure_ascii=False) + "\n")
-                    sys.stdout.flush()
+            results = iter(services.analysis.analyze_many(good, user_id=user, pool=pool) if services else ())
+            for line in lines:
+                outcome = line.error if line.checked is None else next(results)
+                if outcome is None or isinstance(outcome, (NamesakeError, AnalysisFailure)):
+                    failed += 1
+                    _report_failure(line.given.where, outcome, fmt)
+                elif apply:
+                    _write(_applied(line, outcome))
                 elif fmt is OutputFormat.jsonl:
-                    sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
-                    sys.stdout.flush()
+                    _write(outcome.as_json())
                 else:
-                    out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+                    out.print(_suggestion_table(outcome.transcript_id, outcome.mode, outcome.suggestions))
                 bar.advance()
         except NamesakeError as exc:
             raise _fail(exc) from exc
+    if failed:
+        err.print(f"error: {failed} of {len(lines)} transcripts could not be analysed", markup=False, highlight=False)
+        raise typer.Exit(2)
 
 
-def _applied(transcript: TranscriptIn, result: AnalysisResult) -> dict[str, Any]:
-    """The transcript as it was given, its segment texts corrected: ready for the next step of a pipeline."""
+def _write(body: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def _report_failure(where: str, outcome: NamesakeError | AnalysisFailure | None, fmt: OutputFormat) -> None:
+    """One failed transcript: a line on stderr, and an error object in its place in the output."""
+    from namesake.analysis.service import AnalysisFailure
+
+    exc = outcome.error if isinstance(outcome, AnalysisFailure) else outcome
+    if exc is None:  # pragma: no cover - a line is read or refused
+        return
+    message = exc.message if exc.message.startswith(where) else f"{where}: {exc.message}"
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    if fmt is OutputFormat.jsonl:
+        body: dict[str, Any] = {"error": {"code": exc.code, "message": message, "field": exc.field}, "where": where}
+        if isinstance(outcome, AnalysisFailure):
+            body["transcript_id"] = outcome.transcript_id
+        _write(body)
+
+
+def _applied(line: InputLine, result: AnalysisResult) -> dict[str, Any]:
+    """The transcript as it was given, its applied and decided fixes written in: ready for the next step of a
+    pipeline (an engine's document keeps its shape, its times and its words, re-cut under a fix)."""
+    if line.given.document is not None:
+        fixes = _fixes(result.corrected_segments, result.suggestions)
+        return write_back(line.given.document, line.given.engine, fixes)
     texts = {s["id"]: s["text"] for s in result.corrected_segments}
-    body = transcript.model_dump(mode="json", exclude_none=True)
+    assert line.checked is not None
+    body = line.checked.transcript.model_dump(mode="json", exclude_none=True)
     for seg in body["segments"]:
         seg["text"] = texts.get(seg["id"], seg["text"])
     return body
+
+
+def _fixes(
+    corrected: list[dict[str, str]], suggestions: list[Suggestion]
+) -> dict[str, tuple[str, list[tuple[int, int, str]]]]:
+    """Each segment's corrected text and the edits that made it (what an engine's words are re-cut by)."""
+    edits: dict[str, list[tuple[int, int, str]]] = {}
+    for s in suggestions:
+        if s.status in WRITTEN_IN:
+            edits.setdefault(s.segment_id, []).append((s.start_char, s.end_char, s.final))
+    return {seg["id"]: (seg["text"], edits[seg["id"]]) for seg in corrected if seg["id"] in edits}
 
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestion]) -> Table:
@@ -149,7 +208,7 @@ def demo() -> None:
         for name in SAMPLES:
             raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")
             try:
-                result = reliability.analyze(parse_transcript(raw, settings, name))
+                result = reliability.analyze(parse_transcript(raw, settings, name)[1])
             except NamesakeError as exc:
                 raise _fail(exc) from exc
             out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
