@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -144,3 +145,16 @@ def test_subtitles_of_a_transcript_without_times_are_refused_naming_what_to_ask_
     r = client.get("/v1/transcripts/no-times/text", params={"format": "srt"}, headers=AUTH)
     assert r.status_code == 422 and "ask for txt or json" in r.json()["error"]["message"]
     assert client.get("/v1/transcripts/unknown/text", headers=AUTH).status_code == 404
+
+
+def test_a_json_body_sent_as_curl_d_sends_it_is_read_as_json_and_a_form_is_refused_saying_what_to_send(
+    client: TestClient,
+) -> None:
+    body = {"transcript_id": "curl-d", "segments": [{"id": "1", "text": "Thanks Reiner Blair."}]}
+    form = {**AUTH, "Content-Type": "application/x-www-form-urlencoded"}
+    r = client.post("/v1/reliability/analyze", content=json.dumps(body), headers=form)
+    assert r.status_code == 200, r.text
+    r = client.post("/v1/reliability/analyze", content="transcript_id=x", headers=form)
+    assert r.status_code == 415
+    assert r.json()["error"]["message"].endswith("send JSON with Content-Type: application/json")
+    assert r.json()["error"]["field"] == "Content-Type"

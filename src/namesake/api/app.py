@@ -42,6 +42,26 @@ def _nul_field(raw: bytes) -> str | None:
         return None  # not JSON: the route's own parsing answers
 
 
+# What clients send a JSON body as when they do not say it is JSON (curl -d sends a form's type).
+UNSAID_JSON = ("", "application/x-www-form-urlencoded", "text/plain")
+
+
+def _json_unsaid(request: Request, raw: bytes) -> Response | None:
+    """A JSON body sent without the JSON content type is read as JSON; one that is not JSON is refused (415) with
+    what to send. None: nothing to do (the body says it is JSON, or there is none)."""
+    said = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not raw.strip() or said not in UNSAID_JSON:
+        return None
+    try:
+        json.loads(raw)
+    except ValueError:
+        message = f"the body is not JSON ({said or 'no content type'}): send JSON with Content-Type: application/json"
+        return JSONResponse(errors.error_body("UNSUPPORTED_MEDIA_TYPE", message, "Content-Type"), status_code=415)
+    headers = [(k, v) for k, v in request.scope["headers"] if k.lower() != b"content-type"]
+    request.scope["headers"] = [*headers, (b"content-type", b"application/json")]
+    return None
+
+
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
     """Build the app (settings from the environment when not given: `uvicorn --factory namesake.api.app:create_app`).
 
@@ -103,6 +123,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 body.append(chunk)
             raw = b"".join(body)
             request._body = raw  # the routes read the body already received
+            unsaid = _json_unsaid(request, raw)
+            if unsaid is not None:
+                return unsaid
             if b"\\u0000" in raw.lower():
                 nul = _nul_field(raw)
                 if nul is not None:

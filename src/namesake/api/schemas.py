@@ -272,6 +272,7 @@ ERROR_MEANINGS = {
     404: "not found (another tenant's is not found either)",
     409: "conflicts with what is stored (another user's transcript, an impossible transition, a job running)",
     413: "the body or one of its parts is over a limit",
+    415: "the body is not JSON: send JSON with Content-Type: application/json",
     422: "invalid input; `field` names it",
     503: "a store is unavailable: nothing was changed",
 }

@@ -24,7 +24,7 @@ from namesake.reliability.reviewed import TextFormat, render
 router = APIRouter(prefix="/v1", tags=["reliability"])
 
 
-@router.put("/transcripts/{transcript_id}/canonical-entities", responses=errors(409, 413))
+@router.put("/transcripts/{transcript_id}/canonical-entities", responses=errors(409, 413, 415))
 def put_canonical_entities(
     services: ServicesDep, scope: ScopeDep, body: CanonicalEntitiesIn, transcript_id: Identifier = TranscriptId
 ) -> IndexedOut:
@@ -35,7 +35,7 @@ def put_canonical_entities(
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
-@router.post("/reliability/analyze", responses=errors(409, 413))
+@router.post("/reliability/analyze", responses=errors(409, 413, 415))
 def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
     """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
     stored = body.model_copy(
