@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -158,3 +159,19 @@ def test_a_json_body_sent_as_curl_d_sends_it_is_read_as_json_and_a_form_is_refus
     assert r.status_code == 415
     assert r.json()["error"]["message"].endswith("send JSON with Content-Type: application/json")
     assert r.json()["error"]["field"] == "Content-Type"
+
+
+def test_the_analyse_route_takes_an_engines_json_and_answers_it_back_fixed_with_its_times(
+    client: TestClient,
+) -> None:
+    doc = json.loads((Path(__file__).resolve().parents[1] / "data" / "engines" / "gladia.json").read_text())
+    body = {**doc, "user_id": "ana", "canonical_entities": ENTITIES}
+    r = client.post("/v1/reliability/analyze/gladia", params={"apply": "true"}, json=body, headers=AUTH)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert answer["transcript_id"] == doc["id"] and answer["suggestions"]
+    utterance = answer["applied"]["result"]["transcription"]["utterances"][0]
+    assert utterance["text"] == "Thanks to Rainer Blair and the Cytiva team."
+    assert (utterance["start"], utterance["end"]) == (0.08, 3.2)
+    wrong = client.post("/v1/reliability/analyze/deepgram", json=body, headers=AUTH)
+    assert wrong.status_code == 422 and "not deepgram JSON" in wrong.json()["error"]["message"]

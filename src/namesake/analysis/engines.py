@@ -17,6 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from namesake.core.errors import InvalidInputError
+from namesake.reliability.apply import WRITTEN_IN
+from namesake.reliability.types import Suggestion
 
 
 class Engine(StrEnum):
@@ -315,3 +317,14 @@ def _place(doc: dict[str, Any], engine: Engine, segs: list[EngineSegment]) -> No
             transcription["full_transcript"] = full
     elif engine is Engine.SPEECHMATICS:
         doc["results"] = [item for s in segs for item in s.words]  # its words are its text
+
+
+def fixes_of(
+    corrected: list[dict[str, str]], suggestions: list[Suggestion]
+) -> dict[str, tuple[str, list[tuple[int, int, str]]]]:
+    """Each changed segment's corrected text and the edits that made it (what an engine's words are re-cut by)."""
+    edits: dict[str, list[tuple[int, int, str]]] = {}
+    for s in suggestions:
+        if s.status in WRITTEN_IN:
+            edits.setdefault(s.segment_id, []).append((s.start_char, s.end_char, s.final))
+    return {seg["id"]: (seg["text"], edits[seg["id"]]) for seg in corrected if seg["id"] in edits}

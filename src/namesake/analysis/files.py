@@ -41,7 +41,8 @@ class InputLine:
     error: NamesakeError | None = None
 
 
-def _field_of(exc: ValidationError) -> str:
+def field_of(exc: ValidationError) -> str:
+    """The first error of a validation as `field: message`."""
     err = exc.errors()[0]
     loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
     return f"{loc or '(root)'}: {err['msg']}"
@@ -89,7 +90,7 @@ def parse_transcript(
     try:
         transcript = TranscriptIn.model_validate(body)
     except ValidationError as exc:
-        raise InvalidInputError(f"{where}: {_field_of(exc)}") from exc
+        raise InvalidInputError(f"{where}: {field_of(exc)}") from exc
     try:
         checked = check_limits(transcript, settings)
     except NamesakeError as exc:

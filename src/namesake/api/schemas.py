@@ -115,6 +115,14 @@ class AnalysisOut(BaseModel):
     stats: dict[str, Any]
 
 
+class EngineAnalysisOut(AnalysisOut):
+    """The analysis of an engine's JSON; with `apply`, the engine's document with the fixes written in."""
+
+    applied: dict[str, Any] | None = Field(
+        default=None, description="the engine's JSON as sent, applied fixes written in, times and words kept"
+    )
+
+
 class TranscriptCounts(BaseModel):
     """A queued transcript's suggestions: still to decide, applied without review, and all of them."""
 

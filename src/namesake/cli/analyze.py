@@ -14,10 +14,9 @@ import typer
 from rich import box
 from rich.table import Table
 
-from namesake.analysis.engines import Engine, write_back
+from namesake.analysis.engines import Engine, fixes_of, write_back
 from namesake.core.errors import NamesakeError
 from namesake.core.progress import progress
-from namesake.reliability.apply import WRITTEN_IN
 
 if TYPE_CHECKING:
     from namesake.analysis.files import InputLine
@@ -144,7 +143,7 @@ def _applied(line: InputLine, result: AnalysisResult) -> dict[str, Any]:
     """The transcript as it was given, its applied and decided fixes written in: ready for the next step of a
     pipeline (an engine's document keeps its shape, its times and its words, re-cut under a fix)."""
     if line.given.document is not None:
-        fixes = _fixes(result.corrected_segments, result.suggestions)
+        fixes = fixes_of(result.corrected_segments, result.suggestions)
         return write_back(line.given.document, line.given.engine, fixes)
     texts = {s["id"]: s["text"] for s in result.corrected_segments}
     assert line.checked is not None
@@ -152,17 +151,6 @@ def _applied(line: InputLine, result: AnalysisResult) -> dict[str, Any]:
     for seg in body["segments"]:
         seg["text"] = texts.get(seg["id"], seg["text"])
     return body
-
-
-def _fixes(
-    corrected: list[dict[str, str]], suggestions: list[Suggestion]
-) -> dict[str, tuple[str, list[tuple[int, int, str]]]]:
-    """Each segment's corrected text and the edits that made it (what an engine's words are re-cut by)."""
-    edits: dict[str, list[tuple[int, int, str]]] = {}
-    for s in suggestions:
-        if s.status in WRITTEN_IN:
-            edits.setdefault(s.segment_id, []).append((s.start_char, s.end_char, s.final))
-    return {seg["id"]: (seg["text"], edits[seg["id"]]) for seg in corrected if seg["id"] in edits}
 
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestion]) -> Table:

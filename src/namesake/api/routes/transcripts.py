@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Body, Query, Response
+from pydantic import ValidationError
 
+from namesake.analysis.engines import Engine, fixes_of, write_back
+from namesake.analysis.files import as_namesake, field_of
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import (
     AnalysisOut,
     CanonicalEntitiesIn,
+    EngineAnalysisOut,
     IndexedOut,
     ReviewedOut,
     SuggestionOut,
@@ -18,8 +22,10 @@ from namesake.api.schemas import (
     TranscriptSummaryOut,
     errors,
 )
+from namesake.core.errors import InvalidInputError
 from namesake.reliability.inputs import Identifier, TranscriptIn
 from namesake.reliability.reviewed import TextFormat, render
+from namesake.reliability.types import Suggestion
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 
@@ -47,6 +53,38 @@ def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> Analy
     result = services.analysis.analyze(stored)
     services.metrics.observe_analysis(result.stats)
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
+
+
+@router.post("/reliability/analyze/{engine}", responses=errors(409, 413, 415))
+def analyze_engine_json(
+    services: ServicesDep,
+    scope: ScopeDep,
+    engine: Engine,
+    body: Annotated[
+        dict[str, Any],
+        Body(
+            description="what the engine returned (transcript_id, user_id and "
+            "canonical_entities may be set beside its keys)"
+        ),
+    ],
+    apply: Annotated[bool, Query(description="answer the engine's JSON with the fixes written in too")] = False,
+) -> EngineAnalysisOut:
+    """Analyse what an ASR engine returned (Whisper, Deepgram, AssemblyAI, Speechmatics, Gladia) as it is."""
+    try:
+        _, given = as_namesake(body, engine)
+        transcript = TranscriptIn.model_validate(given)
+    except ValidationError as exc:
+        raise InvalidInputError(field_of(exc), field="body") from exc
+    result = analyze(services, scope, transcript)
+    applied = None
+    if apply:
+        fixes = fixes_of([s.model_dump() for s in result.corrected_segments], _suggestions(result))
+        applied = write_back(body, engine, fixes)
+    return EngineAnalysisOut.model_validate({**result.model_dump(), "applied": applied})
+
+
+def _suggestions(result: AnalysisOut) -> list[Suggestion]:
+    return list(result.suggestions)
 
 
 @router.get("/transcripts")
