@@ -246,3 +246,25 @@ def test_the_page_says_what_was_taught_and_refused_and_a_refusal_can_be_taken_ba
     expect(page.locator("#status")).to_contain_text("Taken back: Cytova → Cytiva")
     expect(page.locator("#refusals-table")).to_contain_text("Nothing refused.")
     assert httpx.get(f"{server}/v1/users/alice/refusals", headers=AUTH).json() == []
+
+
+def test_the_transcript_as_reviewed_is_downloaded_with_the_decisions_written_in(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    analyze(server, "call-dl")
+    _open(page, server, "call-dl")
+    first = next(s for s in suggestions(server, "call-dl") if s["status"] == "pending")
+    r = httpx.post(f"{server}/v1/suggestions/{first['id']}/accept", json={"transcript_id": "call-dl"}, headers=AUTH)
+    assert r.status_code == 200
+    expect(page.locator("#download-bar")).to_be_visible()
+    page.select_option("#download-format", "txt")
+    with page.expect_download() as waiting:
+        page.click("#download")
+    download = waiting.value
+    assert download.suggested_filename == "call-dl.txt"
+    text = Path(download.path()).read_text(encoding="utf-8")
+    served = httpx.get(f"{server}/v1/transcripts/call-dl/text", params={"format": "txt"}, headers=AUTH).text
+    assert text == served and first["final"] in text
+    assert len(text.splitlines()) == 3
+    page.select_option("#download-format", "srt")  # these segments carry no times: the page says so
+    page.click("#download")
+    expect(page.locator("#status")).to_contain_text("needs segment times")

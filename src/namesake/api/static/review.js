@@ -6,6 +6,7 @@ import { $, KEY_STORE, api, say, state } from "/review/assets/core.js";
 import { decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast } from "/review/assets/decide.js";
 import { forgetSelected, openMemory, renderMemory } from "/review/assets/memory.js";
 import { loadQueue, moveQueue, stepTranscript } from "/review/assets/queue.js";
+import { downloadReviewed } from "/review/assets/download.js";
 import { extendSelection } from "/review/assets/select.js";
 import { openTranscript, renderTranscript, select, stepPending } from "/review/assets/transcript.js";
 
@@ -143,6 +144,7 @@ function onKey(ev) {
 function init() {
   $("#signin-form").addEventListener("submit", (ev) => { ev.preventDefault(); signIn($("#key").value.trim()); });
   $("#sign-out").addEventListener("click", signOut);
+  $("#download").addEventListener("click", downloadReviewed);
   $("#tab-memory").addEventListener("click", () => openMemory());
   $("#tab-transcript").addEventListener("click", () => showMode("transcript"));
   $("#help-open").addEventListener("click", () => $("#help").showModal());

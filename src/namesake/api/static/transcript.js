@@ -108,6 +108,7 @@ export function renderTranscript() {
   else if (state.showFolded) parts.push(`low-confidence shown (z folds them)`);
   if (state.byNeed) parts.push("biggest groups first (o)");
   $("#transcript-meta").textContent = parts.join(" · ");
+  $("#download-bar").hidden = false;
   const bySegment = new Map();
   state.order.forEach((s, i) => {
     if (!bySegment.has(s.segment_id)) bySegment.set(s.segment_id, []);
