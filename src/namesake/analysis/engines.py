@@ -90,19 +90,18 @@ def _speaker(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+def _timed_parts(parts: list[dict[str, Any]]) -> list[EngineSegment]:
+    """Segments already cut and timed in seconds, their text under `text` and their words' under `word`."""
+    out = []
+    for i, p in enumerate(parts):
+        speaker = _speaker(p.get("speaker"))
+        out.append(EngineSegment(str(i), str(p["text"]).strip(), p.get("start"), p.get("end"), speaker,
+                                 p.get("words") or [], "word"))  # fmt: skip
+    return out
+
+
 def _whisper(doc: dict[str, Any]) -> list[EngineSegment]:
-    return [
-        EngineSegment(
-            str(i),
-            str(s["text"]).strip(),
-            s.get("start"),
-            s.get("end"),
-            _speaker(s.get("speaker")),
-            s.get("words") or [],
-            "word",
-        )
-        for i, s in enumerate(doc["segments"])
-    ]
+    return _timed_parts(doc["segments"])
 
 
 def _deepgram_parts(doc: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
@@ -150,18 +149,7 @@ def _gladia_parts(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _gladia(doc: dict[str, Any]) -> list[EngineSegment]:
-    return [
-        EngineSegment(
-            str(i),
-            str(u["text"]).strip(),
-            u.get("start"),
-            u.get("end"),
-            _speaker(u.get("speaker")),
-            u.get("words") or [],
-            "word",
-        )
-        for i, u in enumerate(_gladia_parts(doc))
-    ]
+    return _timed_parts(_gladia_parts(doc))
 
 
 def _speechmatics_groups(doc: dict[str, Any]) -> list[list[dict[str, Any]]]:
