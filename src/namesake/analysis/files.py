@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from namesake.analysis.engines import Engine, detect, to_transcript
 from namesake.core.errors import InvalidInputError, NamesakeError
 from namesake.core.settings import Settings
-from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, find_nul
+from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, find_unwritable
 
 NOT_AN_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
 
@@ -51,13 +51,14 @@ def field_of(exc: ValidationError) -> str:
 def _document(raw: str, where: str) -> Any:
     try:
         data = json.loads(raw)
-        nul = find_nul(data)
+        bad = find_unwritable(data)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
     except RecursionError as exc:  # "[[[[…]]]]": no transcript nests that deep
         raise InvalidInputError(f"{where}: not a transcript (JSON nested too deeply)") from exc
-    if nul is not None:
-        raise InvalidInputError(f"{where}: {nul}: a NUL character is not accepted", field=nul)
+    if bad is not None:
+        field, why = bad
+        raise InvalidInputError(f"{where}: {field}: {why}", field=field)
     return data
 
 

@@ -18,6 +18,7 @@ from namesake.core.errors import (
     InputTooLargeError,
     InvalidInputError,
     NamesakeError,
+    NotFoundError,
     WorkerError,
 )
 from namesake.core.tenancy import DEFAULT_USER
@@ -48,7 +49,7 @@ class PreparedAnalysis:
 # Transcripts prepared in order, each with its stages running in a worker (or None: run here, needs the ports).
 _Pending = deque[tuple["PreparedAnalysis | AnalysisFailure", Future[tuple[list[Candidate], RunStats]] | None]]
 # What fails one transcript of a batch, not the batch: its input, its owner, a limit (the stores failing stops it).
-TRANSCRIPT_ERRORS = (InvalidInputError, InputTooLargeError, ConflictError, GoneError)
+TRANSCRIPT_ERRORS = (InvalidInputError, InputTooLargeError, ConflictError, GoneError, NotFoundError)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,10 @@ class AnalysisService:
 
     def index_entities(self, transcript_id: str, user_id: str | None, entities: dict[str, list[str]]) -> int:
         """Validate, register the transcript for its user and (re)index its canonical entities in one unit."""
-        clean = validate_entities(entities, max_items=self.runtime.settings.max_canonical_entities)
+        s = self.runtime.settings
+        clean = validate_entities(
+            entities, max_items=s.max_canonical_entities, max_chars=s.max_canonical_entry_chars, prefix=""
+        )
         with self.transcripts.registered(transcript_id, user_id or DEFAULT_USER):
             return self._index(transcript_id, clean)
 
@@ -155,7 +159,9 @@ class AnalysisService:
         radius = self.runtime.settings.reliability_corrections_memory_context_radius
         texts = {s.id: s.text for s in prepared.inputs.segments}
         contexts = [context_around(texts[c.segment_id], c.start_char, c.end_char, radius) for c in kept]
-        out = self.transcripts.save_suggestions(prepared.transcript_id, kept, contexts, prepared.segments)
+        out = self.transcripts.save_suggestions(
+            prepared.transcript_id, kept, contexts, prepared.segments, user_id=prepared.inputs.user_id
+        )
         io_seconds = prepared.seconds + time.perf_counter() - t0
         stats.stage_seconds["fetch"] = round(io_seconds, 4)
         stats_json = stats.as_dict()

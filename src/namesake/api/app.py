@@ -28,18 +28,19 @@ from namesake.app.warmup import warm_up
 from namesake.core.logs import request_id
 from namesake.core.settings import Settings, get_settings, jobs_run_here
 from namesake.core.tenancy import key_scopes
-from namesake.reliability.inputs import find_nul
+from namesake.reliability.inputs import find_unwritable
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128
 
 
-def _nul_field(raw: bytes) -> str | None:
-    """Where a JSON body holds a NUL character (PostgreSQL text cannot), or None if it does not parse."""
+def _unwritable_field(raw: bytes) -> tuple[str, str] | None:
+    """Where a JSON body holds text no store can hold (a NUL, a lone surrogate) and why, or None (also when it does
+    not parse: the route's own parsing answers)."""
     try:
-        return find_nul(json.loads(raw))
+        return find_unwritable(json.loads(raw))
     except ValueError:
-        return None  # not JSON: the route's own parsing answers
+        return None
 
 
 # What clients send a JSON body as when they do not say it is JSON (curl -d sends a form's type).
@@ -126,12 +127,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             unsaid = _json_unsaid(request, raw)
             if unsaid is not None:
                 return unsaid
-            if b"\\u0000" in raw.lower():
-                nul = _nul_field(raw)
-                if nul is not None:
-                    return JSONResponse(
-                        errors.error_body("INVALID_INPUT", f"{nul}: a NUL character is not accepted", nul), 422
-                    )
+            lowered = raw.lower()
+            if b"\\u0000" in lowered or b"\\ud" in lowered:  # a NUL, or a UTF-16 surrogate (maybe lone)
+                bad = _unwritable_field(raw)
+                if bad is not None:
+                    field, why = bad
+                    return JSONResponse(errors.error_body("INVALID_INPUT", f"{field}: {why}", field), 422)
         t0 = time.perf_counter()
         response = await call_next(request)
         route = getattr(request.scope.get("route"), "path", "unmatched")

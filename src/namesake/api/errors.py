@@ -41,6 +41,10 @@ PUBLIC_MESSAGES = {503: "a store is unavailable; retry later (the X-Request-ID h
 HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 400: "BAD_REQUEST", 413: "TOO_LARGE"}
 
 
+# What pydantic says of a body that is not a JSON object (null, an array, a string).
+NOT_AN_OBJECT = ("model_attributes_type", "dict_type", "model_type", "missing")
+
+
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, object]:
     """The JSON every error answers with."""
     return {"error": {"code": code, "message": message, "field": field}}
@@ -91,6 +95,8 @@ def install(app: FastAPI) -> None:
             where = [p for p in first.get("loc", ()) if isinstance(p, int)]
             at = f" at character {where[0]}" if where else ""
             return JSONResponse(error_body("INVALID_INPUT", f"the body is not valid JSON{at}", "body"), 422)
+        if tuple(first.get("loc", ())) == ("body",) and first.get("type") in NOT_AN_OBJECT:
+            return JSONResponse(error_body("INVALID_INPUT", "the body must be a JSON object", "body"), 422)
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         field = ".".join(loc) or None
         message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))

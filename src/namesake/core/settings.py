@@ -175,6 +175,8 @@ class Settings(BaseSettings):
     max_segments: Positive = 20_000
     max_segment_chars: Positive = 20_000
     max_canonical_entities: Positive = 20_000
+    # one canonical entry's characters: names are short, and the spotter's cost grows with an entry's length
+    max_canonical_entry_chars: Positive = 200
     max_request_bytes: Positive = 50_000_000
 
     @classmethod

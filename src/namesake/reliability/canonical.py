@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from namesake.core.errors import InvalidInputError
+from namesake.core.errors import InputTooLargeError, InvalidInputError
 from namesake.reliability.types import LIST_TYPES, CanonicalDictionary
 
 CANONICAL_LISTS = tuple(LIST_TYPES)
@@ -16,8 +16,13 @@ CHUNK_SIZE = 100
 CHUNK_TEXT_VALUES = 12
 
 
-def validate_entities(entities: Any, *, max_items: int) -> dict[str, list[str]]:
-    """Check the `canonical_entities` object: known list names, lists of non-empty strings, within limits."""
+def validate_entities(
+    entities: Any, *, max_items: int, max_chars: int, prefix: str = "canonical_entities."
+) -> dict[str, list[str]]:
+    """Check the `canonical_entities` object: known list names, lists of non-empty strings, within limits.
+
+    An entry's length is bounded (`max_chars`): what the spotter costs grows with it, so one long entry could
+    hold the CPU for minutes. Fields are named from `prefix` (the lists of PUT canonical-entities have none)."""
     if not isinstance(entities, dict):
         raise InvalidInputError("canonical_entities must be an object of lists", field="canonical_entities")
     out: dict[str, list[str]] = {}
@@ -31,10 +36,17 @@ def validate_entities(entities: Any, *, max_items: int) -> dict[str, list[str]]:
             raise InvalidInputError(
                 f"canonical_entities.{name} must be a list of strings", field=f"canonical_entities.{name}"
             )
+        for i, v in enumerate(values):
+            if len(v) > max_chars:
+                raise InputTooLargeError(
+                    f"{prefix}{name}[{i}] has {len(v)} characters, the limit is {max_chars} "
+                    "(MAX_CANONICAL_ENTRY_CHARS)",
+                    field=f"{prefix}{name}[{i}]",
+                )
         out[name] = [v.strip() for v in values if v.strip()]
     total = sum(len(v) for v in out.values())
     if total > max_items:
-        raise InvalidInputError(
+        raise InputTooLargeError(
             f"canonical_entities has {total} values, the limit is {max_items}", field="canonical_entities"
         )
     return out

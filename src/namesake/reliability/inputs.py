@@ -46,7 +46,7 @@ class WordIn(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     text: str
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: Annotated[float, Strict()] = Field(ge=0.0, le=1.0)
     start_char: Offset | None = None
     end_char: Offset | None = None
     start: Seconds | None = Field(default=None, description="when the word starts in the audio (seconds)")
@@ -103,21 +103,33 @@ class CheckedTranscript:
     entities: dict[str, list[str]] | None
 
 
-def find_nul(value: object, path: str = "") -> str | None:
-    """The path of the first string (key or value) holding a NUL character, or None: refused at the boundary."""
+def unwritable(text: str) -> str | None:
+    """Why a string cannot be stored (PostgreSQL holds UTF-8 text without NUL), or None when it can."""
+    if NUL in text:
+        return "a NUL character is not accepted"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "not valid Unicode (a lone UTF-16 surrogate has no UTF-8 form)"
+    return None
+
+
+def find_unwritable(value: object, path: str = "") -> tuple[str, str] | None:
+    """The path of the first string (key or value) no store can hold (a NUL character, a lone surrogate) and why,
+    or None: refused at the boundary, before anything is written."""
     if isinstance(value, str):
-        return (path or "(root)") if NUL in value else None
+        why = unwritable(value)
+        return None if why is None else (path or "(root)", why)
     if isinstance(value, dict):
         for k, v in value.items():
             here = f"{path}.{k}" if path else str(k)
-            if NUL in str(k):
-                return here
-            found = find_nul(v, here)
+            why = unwritable(str(k))
+            found = (here, why) if why else find_unwritable(v, here)
             if found:
                 return found
     if isinstance(value, list):
         for i, v in enumerate(value):
-            found = find_nul(v, f"{path}[{i}]")
+            found = find_unwritable(v, f"{path}[{i}]")
             if found:
                 return found
     return None
@@ -143,7 +155,11 @@ def check_limits(t: TranscriptIn, settings: Settings) -> CheckedTranscript:
         seen.add(s.id)
     entities = None
     if t.canonical_entities is not None:
-        entities = validate_entities(t.canonical_entities, max_items=settings.max_canonical_entities)
+        entities = validate_entities(
+            t.canonical_entities,
+            max_items=settings.max_canonical_entities,
+            max_chars=settings.max_canonical_entry_chars,
+        )
     return CheckedTranscript(t, entities)
 
 

@@ -161,6 +161,8 @@ class TranscriptStore:
         cands: list[Candidate],
         contexts: list[str] | None = None,
         segments: list[dict[str, Any]] | None = None,
+        *,
+        user_id: str | None = None,
     ) -> list[Suggestion]:
         """What the run proposes saved beside what the reviewer decided: every suggestion of the transcript now.
 
@@ -171,9 +173,15 @@ class TranscriptStore:
         """
         contexts = contexts or [""] * len(cands)
         with self.db.session() as s:
+            if user_id is not None:  # erased while it was analysed: 410, as any write after an erasure
+                claim_user(s, user_id, self.erasure_grace_seconds, register=False)
             if segments is not None:
                 keep = update(Transcript).where(Transcript.id == transcript_id)
-                s.execute(keep.values(segments=segments, analyzed_at=func.now()))
+                if s.execute(keep.values(segments=segments, analyzed_at=func.now())).rowcount == 0:  # type: ignore[attr-defined]
+                    raise NotFoundError(
+                        f"transcript {transcript_id!r} was deleted while it was being analysed: nothing saved",
+                        field="transcript_id",
+                    )
             decided_spans = _decided_spans_in(s, transcript_id)
             kept = [(c, x) for c, x in zip(cands, contexts, strict=True) if not _covers(decided_spans, c)]
             returned = _upsert_in(s, transcript_id, [c for c, _ in kept], [x for _, x in kept]) if kept else []

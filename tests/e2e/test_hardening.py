@@ -1,0 +1,93 @@
+"""Input checked at the edge: text every store can hold, entries bounded by what they cost, strict numbers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from namesake.adapters.db import Database
+from namesake.api.app import create_app
+from namesake.core.settings import Settings
+from tests.conftest import MakeRuntime, tuned
+
+KEY = "test-key"
+AUTH = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+LONE = "\\ud800"  # a lone UTF-16 surrogate, as JSON writes it: no UTF-8 encoding exists for it
+
+
+@pytest.fixture
+def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
+    s = tuned(settings, namesake_api_keys=[KEY])
+    with TestClient(create_app(s, make_runtime(s))) as c:
+        yield c
+
+
+def _rows(db: Database) -> tuple[int, int]:
+    with db.engine.connect() as conn:
+        users = conn.exec_driver_sql("SELECT count(*) FROM users").scalar()
+        transcripts = conn.exec_driver_sql("SELECT count(*) FROM transcripts").scalar()
+    return int(users or 0), int(transcripts or 0)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/v1/reliability/analyze",
+         '{"transcript_id": "t1", "user_id": "ana", "segments": [{"id": "1", "text": "we met jon' + LONE + ' smith"}]}',
+         "segments[0].text"),
+        ("POST", "/v1/reliability/analyze",
+         '{"transcript_id": "t1", "segments": [{"id": "1", "text": "x"}], "canonical_entities": {"orgs": ["Cy' + LONE
+         + '"]}}', "canonical_entities.orgs[0]"),
+        ("PUT", "/v1/transcripts/t1/canonical-entities", '{"orgs": ["Cy' + LONE + 'tiva"]}', "orgs[0]"),
+        ("POST", "/v1/corrections",
+         '{"user_id": "ana", "transcript_id": "t1", "segment_id": "1", "start_char": 0, "end_char": 3, '
+         '"original": "Cyt", "final": "Cyt", "segment_text": "Cyt' + LONE + 'ova"}', "segment_text"),
+    ],
+)  # fmt: skip
+def test_a_lone_surrogate_in_any_text_is_422_naming_its_field_and_nothing_is_written(
+    client: TestClient, db: Database, method: str, path: str, body: str, field: str
+) -> None:
+    r = client.request(method, path, content=body, headers=AUTH)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == field and "not valid Unicode" in r.json()["error"]["message"]
+    assert _rows(db) == (0, 0)
+
+
+def test_a_canonical_entry_over_the_limit_is_refused_at_once_naming_it(client: TestClient, db: Database) -> None:
+    body: dict[str, Any] = {
+        "transcript_id": "t-long", "segments": [{"id": "1", "text": "Thanks to the Cytova team."}],
+        "canonical_entities": {"orgs": ["Cytiva", "x" * 10_000]},
+    }  # fmt: skip
+    t0 = time.perf_counter()
+    r = client.post("/v1/reliability/analyze", json=body, headers=AUTH)
+    assert time.perf_counter() - t0 < 5
+    assert r.status_code == 413 and r.json()["error"]["field"] == "canonical_entities.orgs[1]"
+    assert "MAX_CANONICAL_ENTRY_CHARS" in r.json()["error"]["message"]
+    r = client.put("/v1/transcripts/t-long/canonical-entities", json={"orgs": ["x" * 10_000]}, headers=AUTH)
+    assert r.status_code == 413 and r.json()["error"]["field"] == "orgs[0]"
+    assert _rows(db) == (0, 0)
+
+
+def test_more_canonical_entities_than_the_limit_is_413_as_documented(client: TestClient) -> None:
+    body = {"transcript_id": "t-many", "segments": [{"id": "1", "text": "x"}],
+            "canonical_entities": {"keywords": [f"w{i}" for i in range(20_001)]}}  # fmt: skip
+    r = client.post("/v1/reliability/analyze", json=body, headers=AUTH)
+    assert r.status_code == 413 and "the limit is 20000" in r.json()["error"]["message"]
+
+
+def test_a_word_confidence_is_a_number_not_a_boolean(client: TestClient) -> None:
+    words = [{"text": "Cytova", "confidence": True, "start_char": 0, "end_char": 6}]
+    body = {"transcript_id": "t-conf", "segments": [{"id": "1", "text": "Cytova grew.", "words": words}]}
+    r = client.post("/v1/reliability/analyze", json=body, headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["field"] == "segments.0.words.0.confidence"
+
+
+@pytest.mark.parametrize("body", ["null", "[1, 2]", '"a transcript"'])
+def test_a_body_that_is_not_an_object_is_named_as_such(client: TestClient, body: str) -> None:
+    r = client.post("/v1/reliability/analyze", content=body, headers=AUTH)
+    assert r.status_code == 422
+    assert r.json()["error"] == {"code": "INVALID_INPUT", "message": "the body must be a JSON object", "field": "body"}
