@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -43,7 +45,7 @@ def _scratch_database(server_url: str) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="session")
-def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server_url() -> Iterator[str]:
     """DATABASE_URL when set (CI: the machine's PostgreSQL), else an embedded pgserver."""
     url = os.environ.get("DATABASE_URL")
     if url:
@@ -51,9 +53,14 @@ def pg_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     from namesake.adapters.db import start_embedded_postgres
 
-    url, handle = start_embedded_postgres(tmp_path_factory.mktemp("pg") / "data")
+    # a folder of this run's own, not under pytest's temporary root: every root pytest run on the machine shares
+    # that root, and another run resetting its modes would stop this server (it runs as its own user)
+    own = Path(tempfile.mkdtemp(prefix="namesake-test-pg-"))
+    own.chmod(0o755)
+    url, handle = start_embedded_postgres(own / "data")
     yield url
     handle.cleanup()
+    shutil.rmtree(own, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -47,3 +47,15 @@ def test_a_suggestion_is_answered_with_its_enums() -> None:
     assert suggestion["status"] == {"$ref": "#/components/schemas/SuggestionStatus"}
     assert set(schemas["SuggestionStatus"]["enum"]) == {"auto_applied", "pending", "validated", "rejected"}
     assert suggestion["source"] == {"$ref": "#/components/schemas/CandidateSource"}
+
+
+def test_every_write_for_a_user_documents_the_erased_users_410_and_the_415() -> None:
+    doc = create_app(Settings()).openapi()
+    writes = [
+        (method.upper(), path, set(op["responses"]))
+        for path, operations in doc["paths"].items()
+        for method, op in operations.items()
+        if method in ("post", "put") and not path.startswith("/v1/jobs")
+    ]
+    assert len(writes) == 10
+    assert [(m, p) for m, p, codes in writes if not {"410", "415"} <= codes] == []

@@ -279,6 +279,7 @@ ERROR_MEANINGS = {
     403: "the key is not allowed (or a tenant key on an admin route)",
     404: "not found (another tenant's is not found either)",
     409: "conflicts with what is stored (another user's transcript, an impossible transition, a job running)",
+    410: "the user was erased (USER_ERASED): nothing was written",
     413: "the body or one of its parts is over a limit",
     415: "the body is not JSON: send JSON with Content-Type: application/json",
     422: "invalid input; `field` names it",

@@ -34,25 +34,25 @@ def _decide(
     return _out(services, decided)
 
 
-@router.post("/suggestions/{suggestion_id}/accept", responses=errors(404, 409, 413, 415))
+@router.post("/suggestions/{suggestion_id}/accept", responses=errors(404, 409, 413, 410, 415))
 def accept(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Accept: the suggestion is validated and remembered for its user (idempotent)."""
     return _decide(services, scope, suggestion_id, body, ReviewAction.ACCEPT)
 
 
-@router.post("/suggestions/{suggestion_id}/edit", responses=errors(404, 409, 413, 415))
+@router.post("/suggestions/{suggestion_id}/edit", responses=errors(404, 409, 413, 410, 415))
 def edit(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: EditIn) -> ReviewOut:
     """Edit: the reviewer's final is validated and remembered."""
     return _decide(services, scope, suggestion_id, body, ReviewAction.EDIT)
 
 
-@router.post("/suggestions/{suggestion_id}/reject", responses=errors(404, 409, 413, 415))
+@router.post("/suggestions/{suggestion_id}/reject", responses=errors(404, 409, 413, 410, 415))
 def reject(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
     """Reject: never proposed to this user again for the same original and final."""
     return _decide(services, scope, suggestion_id, body, ReviewAction.REJECT)
 
 
-@router.post("/suggestions/{suggestion_id}/reopen", responses=errors(404, 409, 415))
+@router.post("/suggestions/{suggestion_id}/reopen", responses=errors(404, 409, 410, 415))
 def reopen(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReopenOut:
     """Undo a decision: the suggestion as the pipeline left it, and what the decision taught taken back."""
     result = services.review.reopen(suggestion_ids=[suggestion_id],
@@ -60,7 +60,7 @@ def reopen(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: Dec
     return ReopenOut.model_validate(result.as_json())
 
 
-@router.post("/transcripts/{transcript_id}/decisions", responses=errors(404, 409, 413, 415))
+@router.post("/transcripts/{transcript_id}/decisions", responses=errors(404, 409, 413, 410, 415))
 def decide_group(
     services: ServicesDep, scope: ScopeDep, body: GroupDecisionIn, transcript_id: Identifier = TranscriptId
 ) -> GroupOut:
@@ -74,7 +74,7 @@ def decide_group(
     return GroupOut.model_validate(result.as_json())
 
 
-@router.post("/transcripts/{transcript_id}/reopen", responses=errors(404, 409, 415))
+@router.post("/transcripts/{transcript_id}/reopen", responses=errors(404, 409, 410, 415))
 def reopen_group(
     services: ServicesDep, scope: ScopeDep, body: ReopenIn, transcript_id: Identifier = TranscriptId
 ) -> ReopenOut:
@@ -84,7 +84,7 @@ def reopen_group(
     return ReopenOut.model_validate(result.as_json())
 
 
-@router.post("/corrections", status_code=201, responses=errors(409, 413, 415))
+@router.post("/corrections", status_code=201, responses=errors(409, 413, 410, 415))
 def manual_correction(services: ServicesDep, scope: ScopeDep, body: ManualFix) -> ReviewOut:
     """A fix of a span nothing suggested: remembered, and suggested to this user from now on."""
     stored = dataclasses.replace(

@@ -30,7 +30,7 @@ from namesake.reliability.types import Suggestion
 router = APIRouter(prefix="/v1", tags=["reliability"])
 
 
-@router.put("/transcripts/{transcript_id}/canonical-entities", responses=errors(409, 413, 415))
+@router.put("/transcripts/{transcript_id}/canonical-entities", responses=errors(409, 410, 413, 415))
 def put_canonical_entities(
     services: ServicesDep, scope: ScopeDep, body: CanonicalEntitiesIn, transcript_id: Identifier = TranscriptId
 ) -> IndexedOut:
@@ -41,7 +41,7 @@ def put_canonical_entities(
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
-@router.post("/reliability/analyze", responses=errors(409, 413, 415))
+@router.post("/reliability/analyze", responses=errors(409, 410, 413, 415))
 def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
     """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
     stored = body.model_copy(
@@ -55,7 +55,7 @@ def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> Analy
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
 
 
-@router.post("/reliability/analyze/{engine}", responses=errors(409, 413, 415))
+@router.post("/reliability/analyze/{engine}", responses=errors(409, 410, 413, 415))
 def analyze_engine_json(
     services: ServicesDep,
     scope: ScopeDep,
