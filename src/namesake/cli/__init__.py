@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from namesake.cli import admin, analyze, transcripts  # noqa: F401  (each registers its commands on `app`)
+from namesake.cli import admin, analyze, cache, transcripts  # noqa: F401  (each registers its commands on `app`)
 from namesake.cli.base import app
 
 __all__ = ["app", "main"]
