@@ -22,20 +22,23 @@ from schemathesis.checks import not_a_server_error  # noqa: E402
 from schemathesis.specs.openapi.checks import content_type_conformance, status_code_conformance  # noqa: E402
 
 KEY = "contract-key"
+TENANT_KEY = "contract-tenant-key"
 # examples per operation and generation mode: bounded, so the whole run stays within a minute or two
 EXAMPLES = 25
 
 
 @pytest.fixture
 def server(settings: Settings, make_runtime: MakeRuntime) -> Iterator[tuple[str, dict[str, object]]]:
-    s = tuned(settings, namesake_api_keys=[KEY], max_request_bytes=200_000, max_segments=50)
+    keys = [f"{KEY}:admin", f"{TENANT_KEY}:tenant-acme"]
+    s = tuned(settings, namesake_api_keys=keys, max_request_bytes=200_000, max_segments=50)
     app = create_app(s, make_runtime(s))
     with live_server(app) as base:
         yield base, app.openapi()
 
 
+@pytest.mark.parametrize("key", [KEY, TENANT_KEY], ids=["admin key", "tenant key"])
 def test_every_operation_answers_only_documented_statuses_and_never_a_server_error(
-    server: tuple[str, dict[str, object]],
+    server: tuple[str, dict[str, object]], key: str
 ) -> None:
     base, document = server
     schema = schemathesis.openapi.from_dict(document)
@@ -52,7 +55,7 @@ def test_every_operation_answers_only_documented_statuses_and_never_a_server_err
         @given(case=strategy)
         def run(case: schemathesis.Case) -> None:
             calls["n"] += 1
-            headers = {"Authorization": f"Bearer {KEY}"}
+            headers = {"Authorization": f"Bearer {key}"}
             # a failure raises with the operation, the answer and a curl line to reproduce it
             case.call_and_validate(base_url=base, headers=headers, checks=checks, timeout=60)
 
