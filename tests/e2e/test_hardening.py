@@ -57,17 +57,20 @@ def test_a_lone_surrogate_in_any_text_is_422_naming_its_field_and_nothing_is_wri
     assert _rows(db) == (0, 0)
 
 
-def test_a_canonical_entry_over_the_limit_is_refused_at_once_naming_it(client: TestClient, db: Database) -> None:
+@pytest.mark.parametrize("length", [10_000, 1_000_000])
+def test_a_canonical_entry_over_the_limit_is_refused_at_once_naming_it(
+    client: TestClient, db: Database, length: int
+) -> None:
     body: dict[str, Any] = {
         "transcript_id": "t-long", "segments": [{"id": "1", "text": "Thanks to the Cytova team."}],
-        "canonical_entities": {"orgs": ["Cytiva", "x" * 10_000]},
+        "canonical_entities": {"orgs": ["Cytiva", "x" * length]},
     }  # fmt: skip
     t0 = time.perf_counter()
     r = client.post("/v1/reliability/analyze", json=body, headers=AUTH)
     assert time.perf_counter() - t0 < 5
     assert r.status_code == 413 and r.json()["error"]["field"] == "canonical_entities.orgs[1]"
     assert "MAX_CANONICAL_ENTRY_CHARS" in r.json()["error"]["message"]
-    r = client.put("/v1/transcripts/t-long/canonical-entities", json={"orgs": ["x" * 10_000]}, headers=AUTH)
+    r = client.put("/v1/transcripts/t-long/canonical-entities", json={"orgs": ["x" * length]}, headers=AUTH)
     assert r.status_code == 413 and r.json()["error"]["field"] == "orgs[0]"
     assert _rows(db) == (0, 0)
 
