@@ -25,7 +25,6 @@ from namesake.api.schemas import (
 from namesake.core.errors import InvalidInputError
 from namesake.reliability.inputs import Identifier, TranscriptIn
 from namesake.reliability.reviewed import TextFormat, render
-from namesake.reliability.types import Suggestion
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 
@@ -78,13 +77,9 @@ def analyze_engine_json(
     result = analyze(services, scope, transcript)
     applied = None
     if apply:
-        fixes = fixes_of([s.model_dump() for s in result.corrected_segments], _suggestions(result))
+        fixes = fixes_of([s.model_dump() for s in result.corrected_segments], result.suggestions)
         applied = write_back(body, engine, fixes)
     return EngineAnalysisOut.model_validate({**result.model_dump(), "applied": applied})
-
-
-def _suggestions(result: AnalysisOut) -> list[Suggestion]:
-    return list(result.suggestions)
 
 
 @router.get("/transcripts")
