@@ -8,11 +8,17 @@ language model's configuration with the mean below them.
 
     python -m bench.measure.splits --rows-cache bench/out/rows.pkl --gains-cache bench/out/lm_gains_ov.json
     python -m bench.measure.splits --seeds 1 2 3 -- --bars 0.62 --read-from 0.3
+    python -m bench.measure.splits --reach   # also how far the held-out suggestions reach, by nearness band
+
+With --reach each split keeps its held-out predictions of the served configuration and the shared `reach.py`
+(beside the bench data) reads them: per file and band, the share of misheard entities some suggestion touches
+(reached) and makes right (fixed), each split's and their mean.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,6 +57,50 @@ def cells(values: list[float], bold: bool = False) -> str:
     )
 
 
+BAND_ROW = re.compile(r"^\| (?P<band>[^|]+?) \| (?P<n>\d+) \| (?P<r>\d+) \([^)]*\) \| (?P<f>\d+) \([^)]*\) \|$")
+
+
+def reach_rows(output: str) -> dict[str, tuple[int, int, int]]:
+    """band → (misheard, reached, fixed), from reach.py's table."""
+    found = {}
+    for line in output.splitlines():
+        m = BAND_ROW.match(line.strip())
+        if m:
+            found[m["band"]] = (int(m["n"]), int(m["r"]), int(m["f"]))
+    return found
+
+
+def reach_of(split_file: Path, predictions: Path) -> dict[str, tuple[int, int, int]]:
+    """reach.py's band table for one predictions file."""
+    from bench.common import BENCH_DATA
+
+    run = subprocess.run(
+        [sys.executable, str(BENCH_DATA / "reach.py"), str(split_file), str(predictions)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return reach_rows(run.stdout)
+
+
+def print_reach(files: list[str], labels: list[str], folders: list[Path]) -> None:
+    """Each file's band table over the splits: reached and fixed as shares, each split's and their mean."""
+    from bench.common import bench_file
+
+    print("\n### how far the held-out suggestions reach (reach.py; the mean is what to compare)\n")
+    print("| file | band | misheard | reached (splits) | fixed (splits) | **reached** | **fixed** |")
+    print("|---|---|---|---|---|---|---|")
+    for name in files:
+        stem = name.split(".")[0]
+        tables = [reach_of(bench_file(name), folder / f"{stem}.on.jsonl") for folder in folders]
+        for band in tables[0]:
+            n = tables[0][band][0]
+            r = [t[band][1] / max(1, n) for t in tables]
+            f = [t[band][2] / max(1, n) for t in tables]
+            each = lambda xs: " / ".join(f"{x:.1%}" for x in xs)  # noqa: E731
+            print(f"| {stem} | {band} | {n} | {each(r)} | {each(f)} | **{sum(r) / len(r):.1%}** |"
+                  f" **{sum(f) / len(f):.1%}** |")  # fmt: skip
+    print(f"\n(splits: {', '.join(labels)})")
+
+
 def chosen(key: tuple[str, str], every: bool) -> bool:
     """The served configuration (the language model on, edge forms on) unless every row is asked for."""
     return every or (key[1].startswith("on") and "no edge forms" not in key[1])
@@ -63,11 +113,12 @@ def main() -> None:
     ap.add_argument("--rows-cache", type=Path, help="passed on: the labelled candidates between runs")
     ap.add_argument("--gains-cache", type=Path, help="passed on: the language model's gains between runs")
     ap.add_argument("--every-row", action="store_true", help="also the first trees alone and without edge forms")
+    ap.add_argument("--reach", action="store_true", help="also reach.py's band table of each split's predictions")
     ap.add_argument("rest", nargs=argparse.REMAINDER, help="after --: more options of calibrate_reading.py")
     a = ap.parse_args()
     rest = [x for x in a.rest if x != "--"]
-    if "--out" in rest or "--split-seed" in rest or "--fold-models" in rest:
-        sys.exit("--out, --split-seed and --fold-models are this script's to set: leave them out")
+    if any(x in rest for x in ("--out", "--split-seed", "--fold-models", "--predictions")):
+        sys.exit("--out, --split-seed, --fold-models and --predictions are this script's to set: leave them out")
     shared = [*(["--rows-cache", str(a.rows_cache)] if a.rows_cache else []),
               *(["--gains-cache", str(a.gains_cache)] if a.gains_cache else []), *rest]  # fmt: skip
     scratch = Path(tempfile.mkdtemp(prefix="namesake-splits-"))
@@ -76,6 +127,8 @@ def main() -> None:
     for label, seed in zip(labels, [None, *a.seeds], strict=True):
         print(f"split {label}: calibrate_reading.py …", file=sys.stderr, flush=True)
         cmd = [sys.executable, "-m", "bench.fit.calibrate_reading", "--out", str(scratch / f"{seed}.json"), *shared]
+        if a.reach:
+            cmd += ["--predictions", str(scratch / f"predictions-{seed}")]
         # its progress passes through on stderr; its tables are read from stdout
         run = subprocess.run(
             cmd + ([] if seed is None else ["--split-seed", str(seed)]), stdout=subprocess.PIPE, text=True
@@ -94,6 +147,9 @@ def main() -> None:
         for label, split in zip(labels, splits, strict=True):
             print(f"| {key[0]} | {key[1]} | {label} | {cells(split[key])} |")
         print(f"| {key[0]} | {key[1]} | **mean** | {cells(mean, bold=True)} |")
+    if a.reach:
+        files = [x for x in rest if x.endswith(".jsonl.gz")] or ["earnings21.jsonl.gz", "librispeech.jsonl.gz"]
+        print_reach(files, labels, [scratch / f"predictions-{seed}" for seed in [None, *a.seeds]])
 
 
 if __name__ == "__main__":

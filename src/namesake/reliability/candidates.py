@@ -12,6 +12,7 @@ from collections import defaultdict
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.sounds import sound
 from namesake.core.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
 from namesake.reliability.remembered import remembered_candidates
@@ -31,7 +32,9 @@ from namesake.reliability.windows import (
     WindowIndex,
     function_words,
     fuzzy_pairs,
+    key_sounds,
     neighbour_is_missing_word,
+    similar_pairs,
     spelled_runs,
     window_candidate,
     windows_of,
@@ -42,6 +45,9 @@ NEAREST_ENTRIES = 3
 # A word at least this frequent (Zipf) is one a speaker says as itself ("comp", "over", "cash").
 EVERYDAY_ZIPF = 3.0
 VOWELS = frozenset("aeiouy")
+# A window that sounds at least this much like an entry is a candidate however it is spelled (phones' edit
+# similarity, core/sounds.py).
+MIN_SOUND_SIMILARITY = 0.75
 # The words a web address's dots are said as ("dot", "point").
 SPOKEN_DOTS = frozenset(d.strip() for d in DOT_SPOKEN)
 
@@ -96,6 +102,12 @@ def spot_candidates(
     fuzzy = [ei for ei in written if "&" not in entries[ei].value]
     for wi, j, sim in nearest_per_window(fuzzy_pairs(keys, [entries[ei] for ei in fuzzy], min_similarity, threads)):
         hits[(wi, fuzzy[j])]["edit"] = sim
+    # what sounds like an entry though it is spelled otherwise ("Crystal" for Christelle, "kuna noggle"); a web
+    # address is matched by its name alone (misheard_addresses): its "dot com" sounds like every other one
+    sounded = [ei for ei in fuzzy if not web_address_suffix(entries[ei].value)]
+    entry_sounds = [sound(entries[ei].value) for ei in sounded]
+    for wi, j, sim in nearest_per_window(similar_pairs(key_sounds(index), entry_sounds, MIN_SOUND_SIMILARITY, threads)):
+        hits[(wi, sounded[j])]["sound_match"] = sim
     for wi, ei, sim in misheard_addresses(index, keys, entries, min_similarity, function_words(language)):
         hits[(wi, ei)]["edit"] = sim
     for ei, e in enumerate(entries):

@@ -20,6 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from namesake.core.errors import ConfigurationError
 from namesake.core.settings import Settings
+from namesake.core.sounds import sound_similarity, syllable_similarity
 from namesake.core.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
@@ -146,6 +147,8 @@ def _text_signals(
     else:
         near = (jellyfish.jaro_winkler_similarity(x, y) for x, y in zip(pa, pb, strict=False))
         s["phonetic"] = round(max(near, default=0.0) * 0.8, 4)
+    s["sound"] = round(sound_similarity(original, final), 4)
+    s["sound_syllables"] = round(syllable_similarity(original, final), 4)
     s["acronym"] = acronym
     s["frequency"] = round(5.0 / (5.0 + rank), 4)
     s["commonness"] = round(min(1.0, word_frequency(cand_original, language) / 7.0), 4)

@@ -18,6 +18,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.sounds import sound
 from namesake.core.text import LETTER_NAMES, Token, compact, tokenize
 from namesake.reliability.types import Candidate, CandidateSource, CanonicalEntry, Segment
 
@@ -158,13 +159,33 @@ def fuzzy_pairs(
 
     threads: rapidfuzz's workers (0 = every core); the same pairs whatever the count.
     """
-    if not keys or not entries:
+    return similar_pairs(keys, [e.key for e in entries], min_similarity, threads)
+
+
+def key_sounds(index: WindowIndex) -> list[str]:
+    """The sound string of each distinct window text (`index.keys`' order), from its first window's words."""
+    first: dict[str, int] = {}
+    for k, packed in zip(index.every_key, index.every_packed, strict=True):
+        first.setdefault(k, packed)
+    out = []
+    for k in index.keys:
+        w = Window.unpack(first[k])
+        out.append("".join(sound(t.text) for t in index.tokens[w.segment][w.first : w.last + 1]))
+    return out
+
+
+def similar_pairs(
+    keys: list[str], entry_keys: list[str], min_similarity: float, threads: int = 1
+) -> list[tuple[int, int, float]]:
+    """(key index, entry index, edit similarity) of two lists of strings, at or above min_similarity, blocked by
+    length (empty strings match nothing)."""
+    if not keys or not entry_keys:
         return []
-    entry_keys = [e.key for e in entries]
     entry_len = np.array([len(k) for k in entry_keys])
     by_len: dict[int, list[int]] = defaultdict(list)
     for wi, k in enumerate(keys):
-        by_len[len(k)].append(wi)
+        if k:
+            by_len[len(k)].append(wi)
     out: list[tuple[int, int, float]] = []
     for length, wis in by_len.items():
         # normalized similarity >= s needs |len_a - len_b| <= (1 - s) * max(len_a, len_b)

@@ -1,0 +1,51 @@
+"""How words sound: the dictionary, the letter-to-sound fallback, and the spotter reaching what sounds like a name."""
+
+from __future__ import annotations
+
+import pytest
+
+from namesake.core import sounds
+from namesake.reliability.candidates import spot_candidates
+from namesake.reliability.canonical import aggregate_payloads
+from namesake.reliability.types import Segment
+
+
+def test_dictionary_words_sound_as_the_dictionary_says() -> None:
+    # CMU: COLOMBIA and COLUMBIA are both K AH0 L AH1 M B IY0 AH0
+    assert sounds.sound("Colombia") == sounds.sound("Columbia") != ""
+    assert sounds.sound_similarity("Colombia", "Columbia") == 1.0
+
+
+def test_a_name_the_dictionary_lacks_sounds_by_letter_to_sound_rules() -> None:
+    assert "christelle" not in sounds._dictionary()
+    heard, name = sounds.sound("Crystal"), sounds.sound("Christelle")
+    assert name, "eSpeak NG's rules give the name a sound"
+    assert heard[:4] == name[:4] == "krXs"  # K R IH S
+    assert sounds.sound_similarity("Crystal", "Christelle") >= 0.8
+    assert sounds.syllable_similarity("Crystal", "Christelle") == 1.0
+
+
+def test_capitals_are_said_letter_by_letter() -> None:
+    assert sounds.sound("TNT") == sounds.sound("tee en tee")
+    assert sounds.said_as_letters("KPI") and sounds.said_as_letters("CMT")
+    assert not sounds.said_as_letters("OPEX") and not sounds.said_as_letters("Nasa")
+
+
+@pytest.mark.parametrize(("heard", "name"), [("the", "Cepheid"), ("great", "Tom"), ("and", "Andreas")])
+def test_unlike_sounds_are_far(heard: str, name: str) -> None:
+    assert sounds.sound_similarity(heard, name) < 0.6
+
+
+def test_ipa_is_read_into_the_dictionary_alphabet() -> None:
+    assert sounds.ipa_sound("kɹˈɪstəl") == sounds.sound("crystal")
+
+
+def test_a_name_heard_as_a_word_spelled_otherwise_is_spotted_by_its_sound() -> None:
+    # earnings21-4344338 (amazon, google): the operator "Christelle" is written "Crystal" throughout the call
+    lists = aggregate_payloads([{"persons": ["Christelle"], "orgs": ["Cepheid"]}])
+    segs = [Segment("1", "My name is Crystal and I will be a conference facilitator this morning.")]
+    found = [
+        c for c in spot_candidates(segs, lists.entries(), min_similarity=0.7, max_tokens=4) if c.final == "Christelle"
+    ]
+    assert [c.original for c in found] == ["Crystal"]
+    assert found[0].signals["sound_match"] >= 0.8
