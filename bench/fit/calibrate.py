@@ -107,6 +107,7 @@ def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
                 # the words it leaves as heard that its entry writes otherwise (reliability/edge_forms.py)
                 "edge": edge_pieces(seg["text"], c.start_char, c.end_char, c.final, c.match_final),
                 "extends": c.extends_right_entity,
+                "rewrites": c.rewrites_canonical,  # a reviewer decides it (types.REVIEWER_DECIDES)
                 "repeats": c.repeats_neighbour,
                 "letters": c.word_for_letters,
                 "fixes": sum(entity_ok(g, new, edits) for g in seg["errors"]),
@@ -194,6 +195,11 @@ def said_as_listed(rows: list[dict[str, Any]], p: np.ndarray) -> np.ndarray:
     return order
 
 
+def reviewer_decides(row: dict[str, Any]) -> bool:
+    """Never applied on its own, whatever its probability (types.REVIEWER_DECIDES)."""
+    return bool(row["extends"] or row.get("rewrites"))
+
+
 def predictions(
     rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float, edge_forms: bool = True
 ) -> dict[str, list[dict]]:
@@ -207,7 +213,7 @@ def predictions(
         taken[(tid, seg)].append((start, end))
     for i in kept:
         tid, seg, start, end = rows[i]["span"]
-        status = "auto_applied" if p[i] >= auto and not rows[i]["extends"] else "pending"
+        status = "auto_applied" if p[i] >= auto and not reviewer_decides(rows[i]) else "pending"
         out[tid].append({"segment_id": seg, "start_char": start, "end_char": end, "final": rows[i]["final"],
                          "status": status, "confidence": float(p[i]), "signals": rows[i]["signals"]})  # fmt: skip
         if not edge_forms or status != "auto_applied":

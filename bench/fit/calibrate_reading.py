@@ -41,6 +41,7 @@ from bench.fit.calibrate import (
     harm_weight,
     label,
     labelled_candidates,
+    reviewer_decides,
     yardstick,
 )
 from bench.fit.fold_models import write_fold_models
@@ -171,7 +172,7 @@ def report(
     pos = {i: k for k, i in enumerate(sub)}
     t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST, keep, edge_forms)
     mine = [i for i in kept if i in pos and not rows[i].get("letters")]  # never proposed (scorer.decide)
-    auto = [i for i in mine if p[i] >= AUTO and not rows[i]["extends"]]
+    auto = [i for i in mine if p[i] >= AUTO and not reviewer_decides(rows[i])]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
     pending = [i for i in mine if p[i] >= SUGGEST and i not in set(auto)]
     wrong = np.mean([rows[i]["breaks"] > 0 or rows[i]["closer"] > 0 for i in words]) if words else 0.0

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rapidfuzz.distance import Levenshtein
+
 from namesake.core.text import compact, form_differs, normalise
 from namesake.reliability.memory_policy import taught, taught_in_like_context
 from namesake.reliability.types import Candidate, CanonicalEntry
 
 INFLECTIONS = ("s", "es")
+# Two list values this alike in spelling are one name spelled two ways, or two names a recogniser confuses
+# ("Colombia" and "Columbia", "FTL" and "FPL"): automatically built lists hold both. Either, heard, may be the other.
+TWIN_SIMILARITY = 0.6
 
 
 @dataclass
@@ -42,15 +47,26 @@ def form_fix(cand: Candidate) -> bool:
     return compact(cand.original) == compact(cand.final) and form_differs(cand.original, cand.final)
 
 
+def listed_twin(cand: Candidate, listed: set[str]) -> bool:
+    """Whether the span is written exactly as one list value and would become another much like it (not an
+    inflection of it): a list that holds both does not say which was said, so a reviewer does."""
+    heard, final = compact(cand.original), compact(cand.final)
+    if heard not in listed or final not in listed or heard.startswith(final) or final.startswith(heard):
+        return False
+    return Levenshtein.normalized_similarity(heard, final) >= TWIN_SIMILARITY
+
+
 def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> GateResult:
     """Drop candidates whose span is already canonical, and those that would overwrite such a span.
 
     A canonical span written in another form passes as a form fix to the canonical spelling (the scorer
     decides whether the form is safe to impose), and stays protected from every other rewrite. A fix the user
     taught on this very spelling passes too, for a reviewer to decide: the list says the words are right, the
-    user once said otherwise ("SMB" → SME, "cepheids" → Cepheid), and only the words around tell which.
+    user once said otherwise ("SMB" → SME, "cepheids" → Cepheid), and only the words around tell which. So does a
+    span written as one list value that another, much like it, may have been (`listed_twin`).
     """
-    canonical_keys = {e.key for e in entries if not e.spoken}
+    canonical_values = {e.key for e in entries if not e.spoken}
+    canonical_keys = set(canonical_values)
     # A plural or possessive of a canonical entry ("Goldsteins", "Honeywell's") is right as written too.
     canonical_keys |= {k + suffix for k in canonical_keys for suffix in INFLECTIONS}
     protected: dict[str, list[tuple[int, int, str]]] = {}
@@ -61,8 +77,9 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
             protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
             if form_fix(cand):
                 forms.append(cand)
-            elif taught(cand):
+            elif taught(cand) or listed_twin(cand, canonical_values):
                 cand.rewrites_canonical = True
+                cand.signals["listed_original"] = 1.0
                 overruled.append(cand)
         else:
             passed.append(cand)

@@ -1,0 +1,40 @@
+"""Reach: each class of misheard name the spotter and the gate once missed, with the dev-file example that failed."""
+
+from __future__ import annotations
+
+from namesake.core.settings import Settings
+from namesake.reliability.candidates import spot_candidates
+from namesake.reliability.canonical import aggregate_payloads
+from namesake.reliability.gate import apply_gate
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import Disposition, Segment
+
+
+def test_a_name_heard_as_a_word_spelled_otherwise_is_spotted_by_its_sound() -> None:
+    # earnings21-4344338 (amazon, google): the operator "Christelle" is written "Crystal" throughout the call
+    lists = aggregate_payloads([{"persons": ["Christelle"], "orgs": ["Cepheid"]}])
+    segs = [Segment("1", "My name is Crystal and I will be a conference facilitator this morning.")]
+    found = [
+        c for c in spot_candidates(segs, lists.entries(), min_similarity=0.7, max_tokens=4) if c.final == "Christelle"
+    ]
+    assert [c.original for c in found] == ["Crystal"]
+    assert found[0].signals["sound_match"] >= 0.8
+
+
+def test_a_list_value_heard_for_its_twin_on_the_list_is_left_to_a_reviewer() -> None:
+    # earnings21-4360674-amazon: the list holds FPL and FTL; "FTL" was said FPL nine times and the gate shielded it
+    lists = aggregate_payloads([{"acronyms": ["FPL", "FTL", "NII"]}])
+    segs = [Segment("1", "During the quarter, FTL set a new system peak load of more than 24,000 megawatts.")]
+    raw = spot_candidates(segs, lists.entries(), min_similarity=0.5, max_tokens=4)
+    passed = apply_gate(raw, lists.entries()).passed
+    assert [(c.original, c.final, c.rewrites_canonical) for c in passed] == [("FTL", "FPL", True)]
+    kept, _ = run_stages(PipelineInputs(segs, lists), Settings())
+    assert all(c.decision is not Disposition.AUTO_APPLIED for c in kept if c.original == "FTL")
+
+
+def test_a_list_value_is_still_right_against_its_inflections_and_unlike_values() -> None:
+    lists = aggregate_payloads([{"orgs": ["SME", "SMEs", "Cepheid"]}])
+    segs = [Segment("1", "the SMEs we serve and one SME in Cepheid's list")]
+    raw = spot_candidates(segs, lists.entries(), min_similarity=0.5, max_tokens=4)
+    passed = apply_gate(raw, lists.entries()).passed
+    assert [c for c in passed if c.rewrites_canonical or c.original in ("SME", "SMEs")] == []
