@@ -38,3 +38,12 @@ def test_a_list_value_is_still_right_against_its_inflections_and_unlike_values()
     raw = spot_candidates(segs, lists.entries(), min_similarity=0.5, max_tokens=4)
     passed = apply_gate(raw, lists.entries()).passed
     assert [c for c in passed if c.rewrites_canonical or c.original in ("SME", "SMEs")] == []
+
+
+def test_a_number_in_a_name_said_as_a_word_is_matched_as_said() -> None:
+    # earnings21-4386541-rev-kaldi: "so q three had a very nice recovery": Q3 on the list, no window spelled "q3"
+    lists = aggregate_payloads([{"keywords": ["Q3", "Q4", "COVID-19"]}])
+    segs = [Segment("1", "so q three had a very nice recovery in both, despite covid nineteen")]
+    raw = spot_candidates(segs, lists.entries(), min_similarity=0.5, max_tokens=4)
+    said = {(c.original, c.final) for c in raw if c.signals.get("spoken_form")}
+    assert said == {("q three", "Q3"), ("covid nineteen", "COVID-19")}

@@ -31,9 +31,28 @@ DOT_SPOKEN = (" dot ", " point ")
 WEB_ADDRESS = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?:/\S*)?")
 
 
+# How a number of one or two digits inside a name is said: "Q4" as "Q four", "COVID-19" as "COVID nineteen".
+ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
+ONES += ["seventeen", "eighteen", "nineteen"]
+TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}
+SAID_NUMBER = re.compile(r"(?<!\d)\d{1,2}(?!\d)")
+
+
+def number_said(digits: str) -> str:
+    """0–99 in English words ("4" → "four", "19" → "nineteen", "21" → "twenty one")."""
+    n = int(digits)
+    if n < len(ONES):
+        return ONES[n]
+    return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
+
+
 def spoken_forms(value: str) -> list[str]:
-    """How a written value is said where the words differ: "M&A" as "M and A", "YETI.com" as "YETI dot com"."""
+    """How a written value is said where the words differ: "M&A" as "M and A", "YETI.com" as "YETI dot com", "Q4" as
+    "Q four" (numbers of one or two digits; longer ones are said too many ways)."""
     said = [" ".join(value.replace("&", a).split()) for a in AMPERSAND_SPOKEN] if "&" in value else []
+    if SAID_NUMBER.search(value) and not re.search(r"\d{3}|\d[.,:]\d", value):  # not years, versions, times
+        words = SAID_NUMBER.sub(lambda m: f" {number_said(m.group())} ", value.replace("-", " "))
+        said.append(" ".join(words.split()))
     address = value.strip(".")  # a list may write ".revgroup.com"
     if WEB_ADDRESS.fullmatch(address):
         said += [" ".join(address.replace(".", d).split()) for d in DOT_SPOKEN]
