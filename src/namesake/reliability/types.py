@@ -32,8 +32,8 @@ WEB_ADDRESS = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?:/\S*)?")
 
 
 # How a number of one or two digits inside a name is said: "Q4" as "Q four", "COVID-19" as "COVID nineteen".
-ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
-ONES += ["seventeen", "eighteen", "nineteen"]
+ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]  # fmt: skip
 TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}
 SAID_NUMBER = re.compile(r"(?<!\d)\d{1,2}(?!\d)")
 
