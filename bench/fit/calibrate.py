@@ -9,6 +9,7 @@ the real evaluation are other calls), then refitted on everything and written as
 `namesake.reliability.trees`. Needs the `calibrate` extra (scikit-learn); the service itself never does.
 
 Usage: python -m bench.fit.calibrate [earnings21.jsonl.gz librispeech.jsonl.gz] [--out MODEL.json] [--folds 5]
+       [--rows-cache F]  (the same pickle as calibrate_reading's: label once, fit both)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import gzip
 import json
 import multiprocessing
 import os
+import pickle
 import sys
 import tempfile
 from collections import defaultdict
@@ -278,8 +280,14 @@ def main() -> None:
     ap.add_argument("--thresholds", type=float, nargs="*", default=list(THRESHOLDS), help="auto-apply thresholds")
     ap.add_argument("--predictions", type=Path, help="keep the held-out predictions files in this folder")
     ap.add_argument("--worse-weight", type=float, default=WORSE_WEIGHT, help="weight of a harmful negative")
+    ap.add_argument("--rows-cache", type=Path, help="the labelled candidates between runs (calibrate_reading's pickle)")
     a = ap.parse_args()
-    rows = [r for name in a.files for r in labelled_candidates(bench_file(name))]
+    if a.rows_cache and a.rows_cache.exists():
+        rows = pickle.loads(a.rows_cache.read_bytes())
+    else:
+        rows = [r for name in a.files for r in labelled_candidates(bench_file(name))]
+        if a.rows_cache:
+            a.rows_cache.write_bytes(pickle.dumps(rows))
     features = sorted({k for r in rows for k in r["signals"]} - NOT_LEARNED)
     x = np.array([[r["signals"].get(f, 0.0) for f in features] for r in rows])
     y = np.array([label(r) for r in rows])

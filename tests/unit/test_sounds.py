@@ -35,3 +35,17 @@ def test_unlike_sounds_are_far(heard: str, name: str) -> None:
 
 def test_ipa_is_read_into_the_dictionary_alphabet() -> None:
     assert sounds.ipa_sound("kɹˈɪstəl") == sounds.sound("crystal")
+
+
+def test_the_parsed_dictionary_is_kept_in_the_cache_and_read_back(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(sounds, "_DICTIONARY_DIR", {"dir": tmp_path})
+    sounds._dictionary.cache_clear()
+    try:
+        parsed = sounds._dictionary()
+        kept = sounds.dictionary_file(tmp_path)
+        assert kept.is_file()
+        sounds._dictionary.cache_clear()
+        monkeypatch.setattr(sounds, "_parse_dictionary", lambda: {})  # a second read must not parse
+        assert sounds._dictionary() == parsed
+    finally:
+        sounds._dictionary.cache_clear()

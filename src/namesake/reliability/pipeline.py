@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from namesake.core.settings import Settings
+from namesake.core.sounds import keep_dictionary_in
 from namesake.core.text import changes_text, tokenize
 from namesake.core.threads import thread_budget
 from namesake.reliability.candidates import context_free_spans, spot_candidates
@@ -253,6 +254,7 @@ def warm_stages(settings: Settings) -> None:
     less often (GC_YOUNG_ALLOCATIONS).
     """
     keep_counts_in(settings.namesake_cache_dir)
+    keep_dictionary_in(settings.namesake_cache_dir)
     run_stages(PipelineInputs(_WARM_SEGMENTS, CanonicalDictionary(dict(_WARM_LISTS))), settings)
     gc.freeze()
     gc.set_threshold(GC_YOUNG_ALLOCATIONS, *gc.get_threshold()[1:])
