@@ -94,3 +94,31 @@ def test_a_body_that_is_not_an_object_is_named_as_such(client: TestClient, body:
     r = client.post("/v1/reliability/analyze", content=body, headers=AUTH)
     assert r.status_code == 422
     assert r.json()["error"] == {"code": "INVALID_INPUT", "message": "the body must be a JSON object", "field": "body"}
+
+
+@pytest.mark.parametrize("entry_chars", [30, 200])
+def test_an_analysis_at_the_limits_finishes_within_its_budget(settings: Settings, entry_chars: int) -> None:
+    """20,000 entries (the limit) of made-up words, each `entry_chars` long (200: the limit), against 20,000
+    characters of text (a segment's limit): the spotter's cost grows with what it reads, not with its square."""
+    import random
+    import string
+
+    from namesake.reliability.pipeline import PipelineInputs, run_stages
+    from namesake.reliability.types import CanonicalDictionary, Segment
+
+    rng = random.Random(0)
+
+    def words(chars: int) -> str:
+        out = ""
+        while len(out) < chars:
+            out += "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12))).capitalize() + " "
+        return out[:chars].strip()
+
+    assert settings.max_canonical_entry_chars == 200 and settings.max_segment_chars == 20_000
+    lists = CanonicalDictionary({"orgs": [words(entry_chars) for _ in range(20_000)]})
+    segment = Segment("1", words(settings.max_segment_chars).lower())
+    t0 = time.perf_counter()
+    run_stages(PipelineInputs([segment], lists), settings)
+    assert (
+        time.perf_counter() - t0 < 30
+    )  # 13 s and 4.5 s on a busy 2-core machine; quadratic in the words it took minutes

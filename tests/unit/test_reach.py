@@ -47,3 +47,15 @@ def test_a_number_in_a_name_said_as_a_word_is_matched_as_said() -> None:
     raw = spot_candidates(segs, lists.entries(), min_similarity=0.5, max_tokens=4)
     said = {(c.original, c.final) for c in raw if c.signals.get("spoken_form")}
     assert said == {("q three", "Q3"), ("covid nineteen", "COVID-19")}
+
+
+def test_which_entries_hold_letters_is_the_same_as_trying_every_run_of_their_words() -> None:
+    from namesake.reliability.candidates import holds_letters, said_as_letters
+
+    def every_run(value: str) -> bool:
+        w = value.split()
+        return any(said_as_letters(" ".join(w[i:j])) for i in range(len(w)) for j in range(i + 1, len(w) + 1))
+
+    values = ["FPL", "CVS's", "A B C", "Nasa", "NextEra Energy", "T", "T X", "M&A", "S&P 500", "CVS's X", "X CVS's",
+              "OPEX", "B2B", "Q4", "The ABC Group", "A Ltd", "- K -", "MR's P"]  # fmt: skip
+    assert [holds_letters(v) for v in values] == [every_run(v) for v in values]

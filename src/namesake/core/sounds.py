@@ -45,8 +45,9 @@ IPA = {
     "h": "HH", "m": "M", "n": "N", "ŋ": "NG", "l": "L", "ɹ": "R", "r": "R", "w": "W", "j": "Y", "ɾ": "T",
     "ʔ": "T", "x": "HH", "ç": "HH", "ɬ": "L",
 }  # fmt: skip
-_IPA_ORDER = sorted(IPA, key=len, reverse=True)
-_IGNORED_IPA = frozenset("ˈˌː̩_-‍ ")
+# Longest symbols first: "aɪə" before "aɪ" before "a"; anything else (stress, length marks) is skipped.
+_IPA_SYMBOL = re.compile("|".join(re.escape(sym) for sym in sorted(IPA, key=len, reverse=True)))
+_IPA_CHARS = {sym: "".join(PHONES[p] for p in arpabet.split()) for sym, arpabet in IPA.items()}
 _LOCK = threading.Lock()
 # Where the parsed dictionary is kept between processes (Settings.namesake_cache_dir); unset: parse.
 _DICTIONARY_DIR: dict[str, Path] = {}
@@ -142,20 +143,7 @@ def _speaker() -> _Speaker | None:
 
 def ipa_sound(ipa: str) -> str:
     """An IPA string as a sound string (stress, length and syllable marks dropped; unknown symbols skipped)."""
-    out: list[str] = []
-    i = 0
-    while i < len(ipa):
-        if ipa[i] in _IGNORED_IPA:
-            i += 1
-            continue
-        for sym in _IPA_ORDER:
-            if ipa.startswith(sym, i):
-                out.extend(PHONES[p] for p in IPA[sym].split())
-                i += len(sym)
-                break
-        else:
-            i += 1
-    return "".join(out)
+    return "".join(_IPA_CHARS[sym] for sym in _IPA_SYMBOL.findall(ipa))
 
 
 def said_as_letters(word: str) -> bool:

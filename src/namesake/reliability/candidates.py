@@ -104,7 +104,8 @@ def spot_candidates(
         hits[(wi, fuzzy[j])]["edit"] = sim
     # what sounds like an entry though it is spelled otherwise ("Crystal" for Christelle, "kuna noggle"); a web
     # address is matched by its name alone (misheard_addresses): its "dot com" sounds like every other one
-    sounded = [ei for ei in fuzzy if not web_address_suffix(entries[ei].value)]
+    # (an entry longer than every window can sound like none: its sound is not worked out)
+    sounded = [ei for ei in fuzzy if len(entries[ei].key) <= max_chars and not web_address_suffix(entries[ei].value)]
     entry_sounds = [sound(entries[ei].value) for ei in sounded]
     for wi, j, sim in nearest_per_window(similar_pairs(key_sounds(index), entry_sounds, MIN_SOUND_SIMILARITY, threads)):
         hits[(wi, sounded[j])]["sound_match"] = sim
@@ -135,7 +136,7 @@ def spot_candidates(
     out: list[Candidate] = []
     entry_tokens = [len(e.norm.split()) for e in entries]
     # a window's final is the entry, or the words of it left once the shared edge words are trimmed
-    letters_only = [not e.spoken and any(map(said_as_letters, word_runs(e.value))) for e in entries]
+    letters_only = [not e.spoken and holds_letters(e.value) for e in entries]
     suffixes = [frozenset() if e.spoken else web_address_suffix(e.value) for e in entries]
     index.group(keys[wi] for wi, _ in hits)
     for (wi, ei), signals in hits.items():
@@ -242,10 +243,21 @@ def said_as_letters(final: str) -> bool:
     return len(letters) >= 2 and letters.isupper() and not VOWELS & set(letters.lower())
 
 
-def word_runs(value: str) -> list[str]:
-    """Every run of consecutive words of the value ("A B C" → "A", "A B", "A B C", "B", "B C", "C")."""
-    words = value.split()
-    return [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
+def holds_letters(value: str) -> bool:
+    """Whether some run of consecutive words of the value is said letter by letter (`said_as_letters`: "FPL",
+    "CVS's", "A B C"), in one pass over its words: the runs are as many as the square of the words."""
+    run = 0  # the letters of the run of such words just before this one
+    for word in value.split():
+        end = word.removesuffix("'s").removesuffix("’s")  # a possessive may end a run, not carry one on
+        if _capitals_only(end) and run + sum(ch.isalpha() for ch in end) >= 2:
+            return True
+        run = run + sum(ch.isalpha() for ch in word) if _capitals_only(word) else 0
+    return False
+
+
+def _capitals_only(word: str) -> bool:
+    """Every letter a capital without a vowel (a word without letters too)."""
+    return all(ch.isupper() and ch.lower() not in VOWELS for ch in word if ch.isalpha())
 
 
 def token_set_similarity(original: str, final: str) -> float:
