@@ -11,7 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from namesake.app.services import Services
 from namesake.core.errors import ForbiddenError, UnauthorizedError
 from namesake.core.tenancy import Scope
-from namesake.reliability.inputs import ID_PATTERN
+from namesake.reliability.inputs import ID_DESCRIPTION, ID_PATTERN
 
 
 def get_services(request: Request) -> Services:
@@ -50,4 +50,4 @@ def require_admin(scope: Annotated[Scope, Depends(require_key)]) -> Scope:
 ServicesDep = Annotated[Services, Depends(get_services)]
 ScopeDep = Annotated[Scope, Depends(require_key)]
 # a transcript id in a path: the pattern of the identifiers a body carries (and room for a tenant prefix)
-TranscriptId = Path(pattern=ID_PATTERN, max_length=233)
+TranscriptId = Path(pattern=ID_PATTERN, max_length=233, description=ID_DESCRIPTION)

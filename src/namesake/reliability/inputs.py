@@ -18,7 +18,13 @@ MAX_OFFSET = 2**31 - 1
 
 # An id as stored: an admin may name a tenant's data as TENANT~id (namesake.core.tenancy); a tenant key may not.
 ID_PATTERN = r"^(?:[a-z0-9][a-z0-9-]{0,31}~)?[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$"
-Identifier = Annotated[str, StringConstraints(min_length=1, max_length=233, pattern=ID_PATTERN)]
+# What the schema says of every id: the pattern admits a tenant's prefix, which only an admin key may write.
+ID_DESCRIPTION = (
+    "An id; `TENANT~id` names a tenant's data with an admin key only (a tenant key's ids have no `~`: 422)."
+)
+Identifier = Annotated[
+    str, StringConstraints(min_length=1, max_length=233, pattern=ID_PATTERN), Field(description=ID_DESCRIPTION)
+]
 
 
 def _entity_type(value: str) -> str:
