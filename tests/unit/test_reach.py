@@ -59,3 +59,14 @@ def test_which_entries_hold_letters_is_the_same_as_trying_every_run_of_their_wor
     values = ["FPL", "CVS's", "A B C", "Nasa", "NextEra Energy", "T", "T X", "M&A", "S&P 500", "CVS's X", "X CVS's",
               "OPEX", "B2B", "Q4", "The ABC Group", "A Ltd", "- K -", "MR's P"]  # fmt: skip
     assert [holds_letters(v) for v in values] == [every_run(v) for v in values]
+
+
+def test_a_rewrite_that_only_deletes_the_words_around_a_name_written_right_goes_no_further() -> None:
+    from namesake.reliability.gate import only_deletes
+    from namesake.reliability.types import Candidate, CandidateSource
+
+    def cand(original: str, final: str) -> Candidate:
+        return Candidate("1", 0, len(original), original, final, "ORG", CandidateSource.LISTS)
+
+    assert only_deletes(cand("or www.sec.gov", "www.sec.gov")) and only_deletes(cand("Cytiva and", "Cytiva"))
+    assert not only_deletes(cand("Cove in", "COVID")) and not only_deletes(cand("Cytivas", "Cytiva"))

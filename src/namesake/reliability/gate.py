@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -47,6 +48,13 @@ def form_fix(cand: Candidate) -> bool:
     return compact(cand.original) == compact(cand.final) and form_differs(cand.original, cand.final)
 
 
+def only_deletes(cand: Candidate) -> bool:
+    """Whether the final is written, as is, among the span's words ("or www.sec.gov" → www.sec.gov): such a rewrite
+    only deletes the words around a name already right (on the dev files 183 candidates, 11 of them right)."""
+    original, final = cand.original, cand.final
+    return len(original) > len(final) and re.search(rf"(?<!\w){re.escape(final)}(?!\w)", original) is not None
+
+
 def listed_twin(cand: Candidate, listed: set[str]) -> bool:
     """Whether the span is written exactly as one list value and would become another much like it (not an
     inflection of it): a list that holds both does not say which was said, so a reviewer does."""
@@ -81,7 +89,7 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
                 cand.rewrites_canonical = True
                 cand.signals["listed_original"] = 1.0
                 overruled.append(cand)
-        else:
+        elif not only_deletes(cand) or taught(cand):
             passed.append(cand)
     kept = (
         [c for c in passed if taught_in_like_context(c) or not _covers_protected(c, protected.get(c.segment_id, []))]
