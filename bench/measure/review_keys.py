@@ -2,7 +2,7 @@
 
 Before: one key per pending suggestion (the page moved on by itself), plus Enter to open the call.
 Now: one key per group of one original → final pair among the pending ones above the fold, one R for the
-folded ones, Enter. The browser test `test_a_dev_call_is_decided_in_at_most_half_the_key_presses` drives
+folded ones, Enter. The browser test `test_a_dev_call_is_decided_in_far_fewer_key_presses` drives
 the page itself on one call and finds the same count this model gives for it.
 
 Usage: python -m bench.measure.review_keys PREDICTIONS.jsonl [earnings21.jsonl.gz] [--fold-below 0.30] [--min-words N]
