@@ -134,7 +134,9 @@ def _prompts(settings: Settings, dictionary: CanonicalDictionary) -> list[dict[s
 def test_only_the_uncertain_band_reaches_the_llm_and_a_gated_span_never_does() -> None:
     band = Settings(llm_batch_size=50)  # the default band: [0.10, 0.75)
     sent = {(i["span"], i["proposed_final"]) for p in _prompts(band, DICT) for i in p["items"]}
-    assert sent == {("cyto vault", "Cytiva"), ("Danish bakery", "Danaher")}  # not the sure Reiner → Rainer
+    # the unsure readings of segment 3 (which words of "cyto vault" is the trees' call), not the sure Reiner → Rainer
+    assert {final for _, final in sent} == {"Cytiva", "Danaher"}
+    assert ("Danish bakery", "Danaher") in sent and {span for span, _ in sent} & {"cyto", "cyto vault"}
     everything = Settings(reliability_llm_uncertain_low=0.0, reliability_llm_uncertain_high=1.0, llm_batch_size=50)
     spans = {i["span"] for p in _prompts(everything, DICT) for i in p["items"]}
     assert "Reiner" in spans and "Cytiva" not in spans  # written right: the S2 gate keeps it out of every prompt
