@@ -46,3 +46,25 @@ def test_an_analysis_whose_transcript_is_deleted_meanwhile_ends_404_and_saves_no
     with pytest.raises(NotFoundError, match="was deleted while it was being analysed"):
         service.finish(prepared, kept, stats)
     assert _rows(runtime) == (0, 0)
+
+
+def test_a_decision_on_an_erased_users_suggestion_is_410_and_a_new_transcript_of_that_id_is_another(
+    runtime: Runtime,
+) -> None:
+    from namesake.app.services import build_services
+    from namesake.reliability.types import ReviewAction
+
+    services = build_services(runtime)
+    result = services.analysis.analyze(TranscriptIn.model_validate(CALL))
+    suggestion = str(result.suggestions[0].id)
+    tasks.erase_user(runtime, "leaving")
+    for action in (ReviewAction.ACCEPT, ReviewAction.REJECT):
+        with pytest.raises(GoneError) as caught:
+            services.review.decide(suggestion_id=suggestion, transcript_id="in-flight", action=action)
+        assert caught.value.code == "USER_ERASED" and caught.value.field == "transcript_id"
+    with pytest.raises(NotFoundError):  # a transcript that never was: 404 as before
+        services.review.decide(suggestion_id=suggestion, transcript_id="never-was", action=ReviewAction.REJECT)
+    # another user's transcript of the same id, later: its own suggestions, and a stale id is plain 404
+    services.analysis.analyze(TranscriptIn.model_validate({**CALL, "user_id": "arriving"}))
+    with pytest.raises(NotFoundError):
+        services.review.decide(suggestion_id=suggestion, transcript_id="in-flight", action=ReviewAction.REJECT)

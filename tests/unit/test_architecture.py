@@ -180,6 +180,7 @@ def test_the_literal_check_sees_a_bare_status() -> None:
 TABLE_OWNERS = {
     "User": "users",
     "ErasedUser": "users",
+    "ErasedTranscript": "users",
     "Transcript": "transcripts",
     "SuggestionRow": "transcripts",
     "CorrectionMirror": "corrections_memory",

@@ -88,6 +88,15 @@ class ErasedUser(Base):
     erased_at: Mapped[datetime] = _now()
 
 
+class ErasedTranscript(Base):
+    """A tombstone: the transcript went with its user's erasure at `erased_at`; a decision on one of its suggestions
+    answers 410 `USER_ERASED` for ERASURE_GRACE_SECONDS (the route names the transcript, not the user)."""
+
+    __tablename__ = "erased_transcripts"
+    transcript_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    erased_at: Mapped[datetime] = _now()
+
+
 class Transcript(Base):
     """One analysed meeting transcript, owned by one user."""
 

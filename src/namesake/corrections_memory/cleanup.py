@@ -20,7 +20,7 @@ from namesake.corrections_memory.promotion import min_tenants, refresh_global_vo
 from namesake.corrections_memory.scope import memory_filter
 from namesake.transcripts.canonical_index import drop_transcript_entities
 from namesake.transcripts.store import transcript_ids_in, user_row_counts_in
-from namesake.users.claims import delete_user_in, mark_erased, user_count_in, user_lock_key
+from namesake.users.claims import delete_user_in, mark_erased, mark_transcripts_erased, user_count_in, user_lock_key
 
 PAGE = 1000
 Progress = Callable[[str, int], None]
@@ -95,6 +95,7 @@ class CorrectionsMemoryCleanup:
                 progress("collections", 1)
         with self.db.session() as s:
             mark_erased(s, user_id)
+            mark_transcripts_erased(s, transcripts, self.settings.erasure_grace_seconds)
             delete_user_in(s, user_id)  # everything else cascades
             s.flush()
             refresh_global_vocabulary(

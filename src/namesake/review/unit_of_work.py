@@ -9,12 +9,14 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from namesake.core.errors import NotFoundError
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, MemoryUnit, PreparedCorrection
 from namesake.reliability.types import Suggestion, SuggestionStatus
 from namesake.review.ports import Undone
 from namesake.transcripts import suggestions as rows_sql
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
+from namesake.users.claims import check_transcript_not_erased
 
 
 @dataclass
@@ -25,8 +27,12 @@ class SqlReviewRows:
     grace_seconds: int
 
     def load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
-        """The suggestions in the order asked."""
-        return rows_sql.load_suggestions_in(self.session, suggestion_ids, transcript_id)
+        """The suggestions in the order asked; a transcript erased with its user is gone (410), not missing."""
+        try:
+            return rows_sql.load_suggestions_in(self.session, suggestion_ids, transcript_id)
+        except NotFoundError:
+            check_transcript_not_erased(self.session, transcript_id, self.grace_seconds)
+            raise
 
     def decide(
         self,

@@ -18,7 +18,7 @@ from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.core.errors import ConflictError, NotFoundError
 from namesake.core.tenancy import SEPARATOR
 from namesake.reliability.types import Candidate, CandidateSource, Suggestion, SuggestionStatus
-from namesake.users.claims import claim_user, hold_collections_shared
+from namesake.users.claims import claim_user, forget_transcript_erasure, hold_collections_shared
 
 
 def suggestion_of(row: SuggestionRow | Row[Any], signals: dict[str, float] | None = None) -> Suggestion:
@@ -106,7 +106,14 @@ def _covers(decided: dict[str, list[tuple[int, int]]], c: Candidate) -> bool:
 def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> None:
     """Claim the user (users.claim_user), create the transcript row on first reference; one user owns it."""
     claim_user(s, user_id, grace_seconds)
-    s.execute(insert(Transcript).values(id=transcript_id, user_id=user_id, language=language).on_conflict_do_nothing())
+    created = s.scalar(
+        insert(Transcript)
+        .values(id=transcript_id, user_id=user_id, language=language)
+        .on_conflict_do_nothing()
+        .returning(Transcript.id)
+    )
+    if created is not None:  # a new transcript of an erased one's id is another transcript
+        forget_transcript_erasure(s, transcript_id)
     owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
     if owner != user_id:
         raise ConflictError(f"transcript {transcript_id!r} belongs to another user", field="transcript_id")

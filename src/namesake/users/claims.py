@@ -8,7 +8,7 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.adapters.models import ErasedUser, User
+from namesake.adapters.models import ErasedTranscript, ErasedUser, User
 from namesake.core.errors import GoneError
 
 # Taken shared by every unit that creates a transcript's collection, exclusively by the sweep of collections
@@ -49,6 +49,37 @@ def mark_erased(s: Session, user_id: str) -> None:
     s.execute(
         stmt.on_conflict_do_update(index_elements=[ErasedUser.user_id], set_={"erased_at": stmt.excluded.erased_at})
     )
+
+
+def mark_transcripts_erased(s: Session, transcript_ids: list[str], grace_seconds: int) -> None:
+    """Leave a tombstone per transcript of the erased user (and clear those past the grace: the table stays small)."""
+    s.execute(
+        delete(ErasedTranscript).where(
+            ErasedTranscript.erased_at < datetime.now(UTC) - timedelta(seconds=grace_seconds)
+        )
+    )
+    if transcript_ids:
+        stmt = insert(ErasedTranscript).values([{"transcript_id": t} for t in transcript_ids])
+        s.execute(
+            stmt.on_conflict_do_update(
+                index_elements=[ErasedTranscript.transcript_id], set_={"erased_at": stmt.excluded.erased_at}
+            )
+        )
+
+
+def check_transcript_not_erased(s: Session, transcript_id: str, grace_seconds: int) -> None:
+    """GoneError (410) if the transcript went with its user's erasure less than `grace_seconds` ago."""
+    erased_at = s.scalar(select(ErasedTranscript.erased_at).where(ErasedTranscript.transcript_id == transcript_id))
+    if erased_at is not None and erased_at > datetime.now(UTC) - timedelta(seconds=grace_seconds):
+        raise GoneError(
+            f"transcript {transcript_id!r} was erased with its user at {erased_at.isoformat()}: nothing written",
+            field="transcript_id",
+        )
+
+
+def forget_transcript_erasure(s: Session, transcript_id: str) -> None:
+    """A new transcript of that id is another transcript: its predecessor's tombstone goes."""
+    s.execute(delete(ErasedTranscript).where(ErasedTranscript.transcript_id == transcript_id))
 
 
 def user_count_in(s: Session, user_id: str) -> int:
