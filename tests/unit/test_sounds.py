@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from namesake.core import sounds
@@ -37,7 +39,9 @@ def test_ipa_is_read_into_the_dictionary_alphabet() -> None:
     assert sounds.ipa_sound("kɹˈɪstəl") == sounds.sound("crystal")
 
 
-def test_the_parsed_dictionary_is_kept_in_the_cache_and_read_back(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_parsed_dictionary_is_kept_in_the_cache_and_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sounds, "_DICTIONARY_DIR", {"dir": tmp_path})
     sounds._dictionary.cache_clear()
     try:

@@ -167,6 +167,7 @@ def word_sound(word: str) -> str:
     return ipa_sound(speaker.ipa(key)) if speaker is not None else ""
 
 
+@lru_cache(maxsize=200_000)
 def sound(text: str) -> str:
     """The sound string of a span: its words' sounds, one after the other ("kuna noggle" → its phones)."""
     words = [w for w in re.split(r"[\s\-/&+]+", text) if w]
