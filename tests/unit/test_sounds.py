@@ -26,8 +26,8 @@ def test_a_name_the_dictionary_lacks_sounds_by_letter_to_sound_rules() -> None:
 
 def test_capitals_are_said_letter_by_letter() -> None:
     assert sounds.sound("TNT") == sounds.sound("tee en tee")
-    assert sounds.said_as_letters("KPI") and sounds.said_as_letters("CMT")
-    assert not sounds.said_as_letters("OPEX") and not sounds.said_as_letters("Nasa")
+    assert sounds.spelled_out("KPI") and sounds.spelled_out("CMT")
+    assert not sounds.spelled_out("OPEX") and not sounds.spelled_out("Nasa")
 
 
 @pytest.mark.parametrize(("heard", "name"), [("the", "Cepheid"), ("great", "Tom"), ("and", "Andreas")])

@@ -146,7 +146,7 @@ def ipa_sound(ipa: str) -> str:
     return "".join(_IPA_CHARS[sym] for sym in _IPA_SYMBOL.findall(ipa))
 
 
-def said_as_letters(word: str) -> bool:
+def spelled_out(word: str) -> bool:
     """Capitals said letter by letter: up to three ("TNT", "OTT"), or any number without a vowel ("KPI" is not)."""
     letters = word.replace(".", "")
     return letters.isalpha() and letters.isupper() and (len(letters) <= 3 or not set(letters) & set("AEIOUY"))
@@ -155,7 +155,7 @@ def said_as_letters(word: str) -> bool:
 @lru_cache(maxsize=200_000)
 def word_sound(word: str) -> str:
     """One word's sound string: the dictionary's, else eSpeak's letter-to-sound, else nothing."""
-    if said_as_letters(word):
+    if spelled_out(word):
         return "".join(word_sound(ch.lower()) for ch in word if ch.isalpha())
     key = strip_accents(word).lower()
     found = _dictionary().get(key)
@@ -171,7 +171,7 @@ def word_sound(word: str) -> str:
 def sound(text: str) -> str:
     """The sound string of a span: its words' sounds, one after the other ("kuna noggle" → its phones)."""
     words = [w for w in re.split(r"[\s\-/&+]+", text) if w]
-    return "".join(word_sound(w if said_as_letters(w) else w.lower().strip(".,'’")) for w in words)
+    return "".join(word_sound(w if spelled_out(w) else w.lower().strip(".,'’")) for w in words)
 
 
 def sound_similarity(a: str, b: str) -> float:
