@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from namesake.core.errors import ConflictError, NotFoundError
 from namesake.core.text import normalise
@@ -73,6 +74,8 @@ class State:
 
     rows: dict[uuid.UUID, Row] = field(default_factory=dict)
     memory: list[Taught] = field(default_factory=list)
+    segments: dict[str, dict[str, str]] = field(default_factory=dict)  # transcript → segment id → text
+    decisions: list[dict[str, Any]] = field(default_factory=list)  # as taken, oldest first
 
 
 class FakeRows:
@@ -109,7 +112,7 @@ class FakeRows:
         row.entity_type = entity_type or row.entity_type
         return row.suggestion()
 
-    def save_manual(self, fix: ManualFix) -> Suggestion:
+    def save_manual(self, fix: ManualFix, *, taught_with: uuid.UUID | None = None, shares: bool = False) -> Suggestion:
         fix_id = uuid.uuid4()
         touching = [
             r for r in self.state.rows.values()
@@ -126,8 +129,30 @@ class FakeRows:
             fix_id, fix.transcript_id, fix.user_id, fix.segment_id, fix.start_char, fix.end_char, fix.original,
             fix.final, fix.entity_type, SuggestionStatus.VALIDATED, CandidateSource.MANUAL, {"manual": 1.0},
         )  # fmt: skip
+        if shares:
+            row.taught_with = taught_with or fix_id
         self.state.rows[fix_id] = row
         return row.suggestion()
+
+    def language_of(self, transcript_id: str) -> str:
+        return "en"
+
+    def segment_texts(self, transcript_id: str) -> dict[str, str]:
+        return dict(self.state.segments.get(transcript_id, {}))
+
+    def log_decision(
+        self, transcript_id: str, *, action: str, label: str, suggestion_ids: list[str], scope: str | None
+    ) -> None:
+        self.state.decisions.append({"transcript_id": transcript_id, "action": action, "label": label,
+                                     "suggestion_ids": suggestion_ids, "scope": scope, "undone": False})  # fmt: skip
+
+    def log_undone(self, transcript_id: str, suggestion_ids: list[str]) -> None:
+        for d in self.state.decisions:
+            if d["transcript_id"] == transcript_id and set(d["suggestion_ids"]) & set(suggestion_ids):
+                d["undone"] = True
+
+    def history(self, transcript_id: str) -> list[dict[str, Any]]:
+        return [d for d in reversed(self.state.decisions) if d["transcript_id"] == transcript_id]
 
     def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
         rows = [self.state.rows.get(x.id) for x in decided]

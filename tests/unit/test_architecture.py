@@ -183,6 +183,7 @@ TABLE_OWNERS = {
     "ErasedTranscript": "users",
     "Transcript": "transcripts",
     "SuggestionRow": "transcripts",
+    "ReviewDecision": "transcripts",
     "CorrectionMirror": "corrections_memory",
     "CanonicalVocabulary": "corrections_memory",
     "ForgottenRefusal": "corrections_memory",

@@ -26,7 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from namesake.reliability.types import CorrectionStatus, ReviewAction, SuggestionStatus
+from namesake.reliability.types import CorrectionStatus, MemoryScope, ReviewAction, SuggestionStatus
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -162,6 +162,7 @@ class CorrectionMirror(Base):
         CheckConstraint(_one_of("status", CorrectionStatus), name="status"),
         CheckConstraint(_one_of("action", CORRECTION_ACTIONS), name="action"),
         CheckConstraint("frequency >= 1", name="frequency"),
+        CheckConstraint(_one_of("scope", MemoryScope), name="scope"),
     )
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     # the id the API shows: numbered per user, so it reveals nothing of other users' (or tenants') volume
@@ -191,11 +192,29 @@ class CorrectionMirror(Base):
         ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")
     )
     transcript_id: Mapped[str | None] = mapped_column(Text)
+    # where it applies next: the transcript it was taught in, calls whose list holds the final, or everywhere
+    scope: Mapped[str] = mapped_column(String(12), nullable=False, server_default=text(f"'{MemoryScope.USER}'"))
     payload_schema_version: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
     embedding_model: Mapped[str] = mapped_column(Text, nullable=False)
     embedding_model_version: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = _now()
     updated_at: Mapped[datetime] = _now()
+
+
+class ReviewDecision(Base):
+    """One decision as the reviewer took it (a group, a fix by hand with its other matches): undone as one, listed in
+    the transcript's history; `undone_at` once taken back."""
+
+    __tablename__ = "review_decisions"
+    __table_args__ = (Index("ix_review_decisions_transcript_id_created_at", "transcript_id", "created_at"),)
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    transcript_id: Mapped[str] = mapped_column(ForeignKey("transcripts.id", ondelete="CASCADE"), nullable=False)
+    action: Mapped[str] = mapped_column(String(8), nullable=False)
+    label: Mapped[str] = mapped_column(Text, nullable=False)
+    suggestion_ids: Mapped[list[str]] = mapped_column(ARRAY(Text), nullable=False)
+    scope: Mapped[str | None] = mapped_column(String(12))
+    created_at: Mapped[datetime] = _now()
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class CanonicalVocabulary(Base):

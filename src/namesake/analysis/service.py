@@ -26,6 +26,7 @@ from namesake.core.text import context_around
 from namesake.corrections_memory.promotion import promoted_vocabulary_in
 from namesake.corrections_memory.refusals import refused_pairs_in
 from namesake.corrections_memory.repository import active_corrections_in
+from namesake.corrections_memory.scope import listed_values, split_by_scope
 from namesake.reliability.apply import corrected_segments, suggestion_counts
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
@@ -126,6 +127,7 @@ class AnalysisService:
             refused = refused_pairs_in(session, user)
             promoted = promoted_vocabulary_in(session, user, **self.enricher.promoted_limits())
         dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities, promoted)
+        remembered, elsewhere = split_by_scope(remembered, transcript.transcript_id, listed_values(dictionary))
         inputs = PipelineInputs(
             segments=to_segments(transcript),
             dictionary=dictionary,
@@ -133,6 +135,7 @@ class AnalysisService:
             user_id=user,
             remembered=remembered,
             refused=refused,
+            taught_elsewhere=elsewhere,
         )
         stored = [seg.stored() for seg in transcript.segments]
         return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0, stored)
@@ -239,8 +242,14 @@ class AnalysisService:
     ) -> list[dict[str, Any]]:
         """The review queue: transcripts last analysed first, with their pending and auto-applied counts."""
         return self.transcripts.list_transcripts(
-            tenant=tenant, user_id=user_id, pending_only=pending_only, limit=limit, offset=offset
-        )
+            tenant=tenant, user_id=user_id, pending_only=pending_only, limit=limit, offset=offset,
+            fold_below=self.runtime.settings.review_fold_below,
+        )  # fmt: skip
+
+    def review_progress(self, *, tenant: str | None, user_id: str | None) -> dict[str, int]:
+        """How many of the queue's transcripts have nothing left to decide."""
+        return self.transcripts.progress(tenant=tenant, user_id=user_id,
+                                         fold_below=self.runtime.settings.review_fold_below)  # fmt: skip
 
     def transcript_view(self, transcript_id: str) -> TranscriptView:
         """A transcript as the reviewer reads it: its segments as analysed and every suggestion."""

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 from namesake.corrections_memory.repository import CorrectionState
 from namesake.reliability.inputs import EntityType, Identifier
 from namesake.reliability.reviewed import ReviewState
-from namesake.reliability.types import CorrectionStatus, ReviewAction, Suggestion
+from namesake.reliability.types import CorrectionStatus, MemoryScope, ReviewAction, Suggestion
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 
@@ -43,6 +43,12 @@ class DecisionIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     transcript_id: Identifier
+    scope: MemoryScope | None = Field(
+        default=None,
+        description="accept / edit: where the lesson applies next — transcript (this one only), list (calls "
+        "whose list holds the final) or user (all of the user's calls); by default list when the words heard are "
+        "everyday words, else user",
+    )
 
 
 class EditIn(DecisionIn):
@@ -61,6 +67,8 @@ class ReviewOut(BaseModel):
 
     suggestion: SuggestionOut
     memory: str | None
+    scope: MemoryScope | None = Field(default=None, description="where the lesson applies next (None: nothing taught)")
+    also: list[SuggestionOut] = Field(default_factory=list, description="a fix by hand: the other places it fixed")
 
 
 class GroupDecisionIn(BaseModel):
@@ -71,6 +79,12 @@ class GroupDecisionIn(BaseModel):
     suggestion_ids: list[str] = Field(min_length=1)
     final: Text | None = Field(default=None, description="edit only: the final written for all of them")
     entity_type: EntityType | None = Field(default=None, description="edit only: when the type changes too")
+    scope: MemoryScope | None = Field(
+        default=None,
+        description="accept / edit: where the lesson applies next — transcript (this one only), list (calls "
+        "whose list holds the final) or user (all of the user's calls); by default list when the words heard are "
+        "everyday words, else user",
+    )
 
 
 class ReopenIn(BaseModel):
@@ -85,6 +99,34 @@ class GroupOut(BaseModel):
 
     suggestions: list[SuggestionOut]
     memory: str | None
+    scope: MemoryScope | None = Field(default=None, description="where the lesson applies next (None: nothing taught)")
+
+
+class HistoryOut(BaseModel):
+    """One decision as the reviewer took it: undone as one (`undone_at` once taken back)."""
+
+    id: str
+    action: ReviewAction
+    label: str = Field(description="what was decided, as the page lists it: “Cytova → Cytiva (3×)”")
+    suggestion_ids: list[str]
+    scope: MemoryScope | None
+    created_at: str
+    undone_at: str | None
+
+
+class ProgressOut(BaseModel):
+    """How far review has gone: transcripts with suggestions, and those with nothing left to decide."""
+
+    transcripts: int
+    reviewed: int
+    to_review: int
+
+
+class ScopeOut(BaseModel):
+    """Where a fix would apply next if the reviewer does not say, and why."""
+
+    scope: MemoryScope
+    everyday: bool = Field(description="the words heard are everyday words: the default is narrow")
 
 
 class ReopenOut(BaseModel):
@@ -129,6 +171,9 @@ class TranscriptCounts(BaseModel):
     pending: int
     auto_applied: int
     total: int
+    to_decide: int = Field(
+        description="pending and not folded (confidence ≥ REVIEW_FOLD_BELOW): what is left to review"
+    )
 
 
 class TranscriptSummaryOut(BaseModel):
@@ -211,6 +256,10 @@ class CorrectionOut(BaseModel):
     applies_until: str | None
     supersedes_id: int | None
     transcript_id: str | None
+    scope: MemoryScope = Field(
+        description="where it applies next: the transcript it was taught in (transcript), "
+        "calls whose list holds its final (list), or all of the user's calls (user)"
+    )
     created_at: str
     updated_at: str
 

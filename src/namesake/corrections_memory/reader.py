@@ -37,8 +37,11 @@ class CorrectionsMemoryReader:
         """Vectors of the texts (the embedder keeps the ones it has seen: originals recur across analyses)."""
         return [v.tolist() for v in self.embedder.embed(texts)]
 
-    def boost(self, user_id: str, candidates: list[Candidate]) -> BoostStats:
-        """Add `memory_bonus` to candidates whose original the user corrected; propose that final if it differs."""
+    def boost(self, user_id: str, candidates: list[Candidate], *, exclude: frozenset[str] = frozenset()) -> BoostStats:
+        """Add `memory_bonus` to candidates whose original the user corrected; propose that final if it differs.
+
+        Corrections whose original is in `exclude` (scoped to other calls) are not read.
+        """
         stats = BoostStats(queried=len(candidates))
         if not candidates:
             return stats
@@ -48,7 +51,7 @@ class CorrectionsMemoryReader:
         by_kind = {
             kind: memory_filter(
                 user_id, entity_type=kind, embedding_model=self.embedder.name, quarantine_after=now,
-                exclude_promoted=True,
+                exclude_promoted=True, exclude_originals=exclude,
             )
             for kind in {kind for _, kind in keys}
         }  # fmt: skip

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters.db import Database
 from namesake.adapters.models import CorrectionMirror
-from namesake.reliability.types import CorrectionStatus, RememberedCorrection, ReviewAction
+from namesake.reliability.types import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
 
 
 def active_corrections(db: Database, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:
@@ -36,6 +36,8 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.frequency,
             CorrectionMirror.action,
             CorrectionMirror.created_at,
+            CorrectionMirror.scope,
+            CorrectionMirror.transcript_id,
         ).where(
             CorrectionMirror.user_id == user_id,
             CorrectionMirror.status == CorrectionStatus.ACTIVE,
@@ -43,9 +45,10 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.promoted_to_canonical.is_(False),
         )
     ).all()
+    days = [max(0.0, (when - row.created_at).total_seconds() / 86400) for row in rows]
     return [
-        RememberedCorrection(o, f, t, c, n, ReviewAction(action), max(0.0, (when - created).total_seconds() / 86400))
-        for o, f, t, c, n, action, created in rows
+        RememberedCorrection(o, f, t, c, n, ReviewAction(action), age, MemoryScope(scope), taught_in)
+        for (o, f, t, c, n, action, _, scope, taught_in), age in zip(rows, days, strict=True)
     ]
 
 
@@ -87,6 +90,7 @@ def correction_json(
         "applies_until": row.quarantine_until.isoformat() if state == CorrectionState.APPLYING else None,
         "supersedes_id": supersedes,
         "transcript_id": row.transcript_id,
+        "scope": row.scope,
         "created_at": row.created_at.isoformat(),
         "updated_at": row.updated_at.isoformat(),
     }

@@ -1,9 +1,12 @@
-"""The one place a corrections-memory filter is built: every query carries the user it is for."""
+"""Where a taught fix applies: the one place a memory filter is built (every query names its user), and its scope."""
 
 from __future__ import annotations
 
-from namesake.adapters.vectors.base import Filter, Match, Range
+from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range
 from namesake.core.errors import InvalidInputError
+from namesake.core.text import normalise
+from namesake.reliability.remembered import everyday_zipf
+from namesake.reliability.types import CanonicalDictionary, MemoryScope, RememberedCorrection
 
 
 def memory_filter(
@@ -13,6 +16,7 @@ def memory_filter(
     embedding_model: str | None = None,
     quarantine_after: int | None = None,
     exclude_promoted: bool = False,
+    exclude_originals: frozenset[str] = frozenset(),
 ) -> Filter:
     """Filter on one user's corrections; `user_id` is required and never empty."""
     if not isinstance(user_id, str) or not user_id:
@@ -24,5 +28,40 @@ def memory_filter(
         must.append(Match("embedding_model", embedding_model))
     if quarantine_after is not None:
         must.append(Range("quarantine_until", gt=quarantine_after))
-    must_not = (Match("promoted_to_canonical", True),) if exclude_promoted else ()
-    return Filter(must=tuple(must), must_not=must_not)
+    must_not: list[Match | MatchAny] = [Match("promoted_to_canonical", True)] if exclude_promoted else []
+    if exclude_originals:  # fixes taught for another transcript or list (split_by_scope)
+        must_not.append(MatchAny("original_norm", tuple(sorted(exclude_originals))))
+    return Filter(must=tuple(must), must_not=tuple(must_not))
+
+
+# A pair heard as everyday words (numbers, common nouns: "three" → III) is taught for calls whose list holds
+# its final unless the reviewer widens it: "ninety three percent" in another company's call is not a drug trial.
+EVERYDAY_HEARD = 4.0
+
+
+def default_scope(original: str, language: str) -> MemoryScope:
+    """Where a fix applies next when the reviewer did not say: narrow for everyday words, else all the user's calls."""
+    return MemoryScope.LIST if everyday_zipf(original, language) >= EVERYDAY_HEARD else MemoryScope.USER
+
+
+def in_scope(taught: RememberedCorrection, transcript_id: str, listed: frozenset[str]) -> bool:
+    """Whether a taught fix may come back in this transcript, whose lists hold the `listed` values (normalised)."""
+    if taught.scope == MemoryScope.TRANSCRIPT:
+        return taught.transcript_id == transcript_id
+    if taught.scope == MemoryScope.LIST:
+        return normalise(taught.final) in listed or taught.transcript_id == transcript_id
+    return True
+
+
+def listed_values(dictionary: CanonicalDictionary) -> frozenset[str]:
+    """The transcript's list values, normalised: what a fix taught for "calls whose list holds it" looks for."""
+    return frozenset(normalise(v) for values in dictionary.lists.values() for v in values)
+
+
+def split_by_scope(
+    remembered: list[RememberedCorrection], transcript_id: str, listed: frozenset[str]
+) -> tuple[list[RememberedCorrection], frozenset[str]]:
+    """The fixes that may come back here, and the normalised originals of those that may not (kept from the boost)."""
+    keep = [m for m in remembered if in_scope(m, transcript_id, listed)]
+    away = frozenset(normalise(m.original) for m in remembered if not in_scope(m, transcript_id, listed))
+    return keep, away

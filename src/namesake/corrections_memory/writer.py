@@ -22,7 +22,7 @@ from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.core.text import compact, context_around, normalise
 from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.scope import memory_filter
-from namesake.reliability.types import ENTITY_TYPES_SAID, CorrectionStatus, ReviewAction, entity_type_of
+from namesake.reliability.types import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
 from namesake.users.claims import claim_user, next_correction_number_in
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ class CorrectionInput:
     start_char: int | None = None
     end_char: int | None = None
     context: str | None = None  # the words around the span, when the caller kept them (a decided suggestion)
+    scope: MemoryScope = MemoryScope.USER  # where it applies next (corrections_memory/scope.py)
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,7 @@ class CorrectionMemoryWriter:
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None,
                "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
         row.frequency += 1
+        row.scope, row.transcript_id = c.scope, c.transcript_id or row.transcript_id  # the latest lesson says where
         if c.source_suggestion_id:
             row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
         # taught again: it applies for another QUARANTINE_DAYS from now (quarantine = time since last taught)
@@ -298,6 +300,7 @@ class CorrectionMemoryWriter:
             supersedes_id=superseded.id if superseded is not None else None,
             source_suggestion_ids=[c.source_suggestion_id] if c.source_suggestion_id else [],
             transcript_id=c.transcript_id,
+            scope=c.scope,
             payload_schema_version=PAYLOAD_SCHEMA_VERSION,
             embedding_model=self.embedder.name,
             embedding_model_version=self.embedder.version,

@@ -51,8 +51,9 @@ class BoostStats:
 class MemoryBooster(Protocol):
     """Stage 3 port: adds `memory_bonus` (and may propose the remembered final) for one user's candidates."""
 
-    def boost(self, user_id: str, candidates: list[Candidate]) -> BoostStats:
-        """Fail-soft: an error leaves candidates unchanged and is counted in the stats."""
+    def boost(self, user_id: str, candidates: list[Candidate], *, exclude: frozenset[str] = frozenset()) -> BoostStats:
+        """Fail-soft: an error leaves candidates unchanged and is counted in the stats; `exclude`d originals (taught
+        for other calls) give no boost."""
         ...
 
 
@@ -88,6 +89,7 @@ class PipelineInputs:
     user_id: str | None = None
     remembered: list[RememberedCorrection] = field(default_factory=list)
     refused: dict[tuple[str, str], int] = field(default_factory=dict)  # memory_policy.refusal_key → times refused
+    taught_elsewhere: frozenset[str] = frozenset()  # normalised originals of fixes scoped to other calls: no boost
 
 
 def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
@@ -185,7 +187,8 @@ def run_stages(
     )
 
     if booster is not None and inputs.user_id:
-        boost = _timed(stats, "memory", lambda: booster.boost(inputs.user_id or "", cands))
+        taught_elsewhere = inputs.taught_elsewhere
+        boost = _timed(stats, "memory", lambda: booster.boost(inputs.user_id or "", cands, exclude=taught_elsewhere))
         stats.memory = asdict(boost)
         score_candidates(cands, weights)
 

@@ -112,6 +112,15 @@ class ReviewAction(StrEnum):
     MANUAL = "manual"
 
 
+class MemoryScope(StrEnum):
+    """Where a taught fix applies next: the transcript it was taught in, calls whose list holds its final, or all of
+    its user's calls."""
+
+    TRANSCRIPT = "transcript"
+    LIST = "list"
+    USER = "user"
+
+
 class CandidateSource(StrEnum):
     """Where a candidate came from: the transcript's lists, the user's memory, letters said one by one that no list
     holds (only the LLM can judge them), or a reviewer's fix by hand."""
@@ -262,6 +271,8 @@ class RememberedCorrection:
     frequency: int = 1  # how many times the user made it
     action: ReviewAction = ReviewAction.ACCEPT  # how it was first taught: accept, edit (its final changed), manual
     age_days: float = 0.0  # days since it was first taught
+    scope: MemoryScope = MemoryScope.USER  # where it applies next (corrections_memory/scope.py)
+    transcript_id: str | None = None  # the transcript it was last taught in
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from namesake.core.errors import InvalidInputError
-from namesake.reliability.types import Suggestion
+from namesake.reliability.types import MemoryScope, Suggestion
 
 # One request decides at most this many occurrences (a 9,000-word call repeats a pair a few dozen times).
 MAX_GROUP = 500
@@ -18,10 +18,11 @@ class GroupResult:
 
     suggestions: list[Suggestion]
     memory: str | None
+    scope: MemoryScope | None = None  # where the lesson applies next (None: nothing taught)
 
     def as_json(self) -> dict[str, Any]:
         """The body of POST /v1/transcripts/{id}/decisions."""
-        return {"suggestions": [s.as_json() for s in self.suggestions], "memory": self.memory}
+        return {"suggestions": [s.as_json() for s in self.suggestions], "memory": self.memory, "scope": self.scope}
 
 
 def check_group(suggestion_ids: list[str]) -> list[str]:

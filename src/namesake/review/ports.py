@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection
@@ -46,8 +46,31 @@ class ReviewRows(Protocol):
         """The decision written, keeping what it replaces for undo; `on_race` judges a decision taken meanwhile."""
         ...
 
-    def save_manual(self, fix: ManualFix) -> Suggestion:
-        """A fix by hand as a validated suggestion of its span, displacing the open ones it touches."""
+    def save_manual(self, fix: ManualFix, *, taught_with: uuid.UUID | None = None, shares: bool = False) -> Suggestion:
+        """A fix by hand as a validated suggestion of its span, displacing the open ones it touches; `shares`: one of
+        several places that share one memory write (`taught_with`, or its own id for the first)."""
+        ...
+
+    def language_of(self, transcript_id: str) -> str:
+        """The transcript's language ("en" when unknown): what makes heard words everyday."""
+        ...
+
+    def segment_texts(self, transcript_id: str) -> dict[str, str]:
+        """The transcript's segments as analysed, by id."""
+        ...
+
+    def log_decision(
+        self, transcript_id: str, *, action: str, label: str, suggestion_ids: list[str], scope: str | None
+    ) -> None:
+        """The decision as taken, for the history and for undo after a reload."""
+        ...
+
+    def log_undone(self, transcript_id: str, suggestion_ids: list[str]) -> None:
+        """The decisions naming these suggestions, marked taken back."""
+        ...
+
+    def history(self, transcript_id: str) -> list[dict[str, Any]]:
+        """The transcript's decisions, newest first (NotFoundError for an unknown transcript)."""
         ...
 
     def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
 
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.corrections_memory.scope import default_scope
 from namesake.corrections_memory.writer import CorrectionInput
 from namesake.reliability.edge_forms import EDGE_FORM
-from namesake.reliability.types import ReviewAction, Suggestion, SuggestionStatus
+from namesake.reliability.types import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
 from namesake.review.groups import GroupResult, check_group, pair_of
+from namesake.review.matches import other_matches
 from namesake.review.ports import ReviewUnitOfWork
 from namesake.review.reopen import ReopenResult, reopen_in
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
@@ -35,10 +39,13 @@ def check_transition(status: SuggestionStatus, action: ReviewAction, *, same_fin
 
 @dataclass
 class ReviewResult:
-    """The suggestion after the decision, and what the memory did (None for reject / repeat)."""
+    """The suggestion after the decision, what the memory did (None for reject / repeat), where the lesson applies
+    next, and the other places a fix by hand was applied to."""
 
     suggestion: Suggestion
     memory: str | None
+    scope: MemoryScope | None = None
+    also: list[Suggestion] = field(default_factory=list)
 
 
 class ReviewService:
@@ -62,16 +69,16 @@ class ReviewService:
 
     def decide(
         self, *, suggestion_id: str, transcript_id: str, action: ReviewAction, final: str | None = None,
-        entity_type: str | None = None,
+        entity_type: str | None = None, scope: MemoryScope | None = None,
     ) -> ReviewResult:  # fmt: skip
         """accept | edit (with final, and a type if it changes) | reject; status and memory in one transaction."""
         group = self.decide_group(suggestion_ids=[suggestion_id], transcript_id=transcript_id, action=action,
-                                  final=final, entity_type=entity_type)  # fmt: skip
-        return ReviewResult(group.suggestions[0], group.memory)
+                                  final=final, entity_type=entity_type, scope=scope)  # fmt: skip
+        return ReviewResult(group.suggestions[0], group.memory, group.scope)
 
     def decide_group(
         self, *, suggestion_ids: list[str], transcript_id: str, action: ReviewAction, final: str | None = None,
-        entity_type: str | None = None,
+        entity_type: str | None = None, scope: MemoryScope | None = None,
     ) -> GroupResult:  # fmt: skip
         """One decision for every occurrence of an original → final pair: one memory write, counted once.
 
@@ -88,6 +95,8 @@ class ReviewService:
             self._check_final(final)
         if entity_type is not None and action != ReviewAction.EDIT:
             raise InvalidInputError("only an edit changes the entity type", field="entity_type")
+        if scope is not None and action == ReviewAction.REJECT:
+            raise InvalidInputError("a reject teaches nothing: it has no scope", field="scope")
         seen = self._load(suggestion_ids, transcript_id)
         lead = seen[0]
         # accept and edit teach one correction, so they take one pair; a reject teaches nothing and takes any
@@ -110,11 +119,15 @@ class ReviewService:
         teaches = action != ReviewAction.REJECT and not (
             action == ReviewAction.ACCEPT and all(is_edge_form(x) for x in todo)
         )
+        ids = [str(x.id) for x in todo]
         if not teaches:
             with self.uow.begin() as unit:
                 for x in todo:
                     done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race)
+                unit.rows.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
+                                       suggestion_ids=ids, scope=None)  # fmt: skip
             return GroupResult(list(done.values()), None)
+        where = scope or self.default_scope(todo[0].original, transcript_id)
         prepared = self.uow.prepare(
             CorrectionInput(
                 user_id=lead.user_id,
@@ -125,6 +138,7 @@ class ReviewService:
                 source_suggestion_id=str(todo[0].id),
                 transcript_id=transcript_id,
                 context=todo[0].context_phrase or None,
+                scope=where,
             )
         )
         # the decisions and the one correction they teach commit together, or nothing does
@@ -134,7 +148,19 @@ class ReviewService:
             for x in todo:
                 done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race,
                                               taught_with=todo[0].id, entity_type=taught_type)  # fmt: skip
-        return GroupResult(list(done.values()), memory)
+            unit.rows.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
+                                   suggestion_ids=ids, scope=where)  # fmt: skip
+        return GroupResult(list(done.values()), memory, where)
+
+    def default_scope(self, original: str, transcript_id: str) -> MemoryScope:
+        """Where a fix of `original` applies next when the reviewer does not say (everyday words: narrow)."""
+        with self.uow.begin() as unit:
+            return default_scope(original, unit.rows.language_of(transcript_id))
+
+    def history(self, transcript_id: str) -> list[dict[str, Any]]:
+        """The transcript's decisions as taken, newest first, and whether each was taken back."""
+        with self.uow.begin() as unit:
+            return unit.rows.history(transcript_id)
 
     def reopen(self, *, suggestion_ids: list[str], transcript_id: str) -> ReopenResult:
         """Undo decisions: each suggestion back as the pipeline left it, and what they taught taken back.
@@ -144,12 +170,21 @@ class ReviewService:
         """
         seen = self._load(suggestion_ids, transcript_id)
         with self.uow.begin() as unit:
-            return reopen_in(unit, seen)
+            result = reopen_in(unit, seen)
+            unit.rows.log_undone(transcript_id, [str(x.id) for x in seen])
+            return result
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
         """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the
-        memory write commit together, or nothing does (a retry of the same fix is a replay, counted once)."""
+        memory write commit together, or nothing does (a retry of the same fix is a replay, counted once).
+
+        `fix.also`: the other places of the transcript where the same words were heard ("replace all"): fixed in the
+        same decision, one memory write, undone together.
+        """
         self._check_final(fix.final)
+        with self.uow.begin() as unit:
+            where = fix.scope or default_scope(fix.original, unit.rows.language_of(fix.transcript_id))
+            others = other_matches(fix, fix.also, unit.rows.segment_texts(fix.transcript_id)) if fix.also else []
         prepared = self.uow.prepare(
             CorrectionInput(
                 user_id=fix.user_id,
@@ -161,14 +196,29 @@ class ReviewService:
                 segment_text=fix.segment_text,
                 start_char=fix.start_char,
                 end_char=fix.end_char,
+                scope=where,
             )
         )
         with self.uow.begin() as unit:
             unit.memory.lock(prepared)
             # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
-            row = unit.rows.save_manual(fix)
+            row = unit.rows.save_manual(fix, shares=bool(others))
+            lead = uuid.UUID(row.id)
+            rest = [unit.rows.save_manual(other, taught_with=lead, shares=True) for other in others]
             memory = unit.memory.record(prepared, source_suggestion_id=row.id)
-        return ReviewResult(row, memory)
+            n = 1 + len(rest)
+            unit.rows.log_decision(fix.transcript_id, action=ReviewAction.MANUAL,
+                                   label=f"{fix.original} → {fix.final}" + (f" ({n}×)" if n > 1 else ""),
+                                   suggestion_ids=[row.id, *(r.id for r in rest)], scope=where)  # fmt: skip
+        return ReviewResult(row, memory, where, rest)
+
+
+def decision_label(todo: list[StoredSuggestion], final: str) -> str:
+    """What the history calls a decision: its pair and how many places, or how many suggestions a reject took."""
+    pairs = {pair_of(x.original, x.final) for x in todo}
+    if len(pairs) > 1:
+        return f"{len(todo)} suggestions"
+    return f"{todo[0].original} → {final}" + (f" ({len(todo)}×)" if len(todo) > 1 else "")
 
 
 def is_edge_form(x: StoredSuggestion) -> bool:

@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -14,6 +15,7 @@ from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, MemoryUnit, PreparedCorrection
 from namesake.reliability.types import Suggestion, SuggestionStatus
 from namesake.review.ports import Undone
+from namesake.transcripts import decisions as decisions_sql
 from namesake.transcripts import suggestions as rows_sql
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
 from namesake.users.claims import check_transcript_not_erased
@@ -50,9 +52,32 @@ class SqlReviewRows:
             entity_type=entity_type,
         )  # fmt: skip
 
-    def save_manual(self, fix: ManualFix) -> Suggestion:
+    def save_manual(self, fix: ManualFix, *, taught_with: uuid.UUID | None = None, shares: bool = False) -> Suggestion:
         """The fix by hand saved as a validated suggestion."""
-        return rows_sql.save_manual_in(self.session, fix, self.grace_seconds)
+        return rows_sql.save_manual_in(self.session, fix, self.grace_seconds, taught_with=taught_with, shares=shares)
+
+    def language_of(self, transcript_id: str) -> str:
+        """The transcript's language."""
+        return decisions_sql.language_of_in(self.session, transcript_id)
+
+    def segment_texts(self, transcript_id: str) -> dict[str, str]:
+        """The transcript's segments as analysed."""
+        return decisions_sql.segment_texts_in(self.session, transcript_id)
+
+    def log_decision(
+        self, transcript_id: str, *, action: str, label: str, suggestion_ids: list[str], scope: str | None
+    ) -> None:
+        """The decision kept for the history."""
+        decisions_sql.log_decision_in(self.session, transcript_id, action=action, label=label,
+                                      suggestion_ids=suggestion_ids, scope=scope)  # fmt: skip
+
+    def log_undone(self, transcript_id: str, suggestion_ids: list[str]) -> None:
+        """The decisions naming these suggestions, taken back."""
+        decisions_sql.log_undone_in(self.session, transcript_id, suggestion_ids)
+
+    def history(self, transcript_id: str) -> list[dict[str, Any]]:
+        """The transcript's decisions, newest first."""
+        return decisions_sql.history_in(self.session, transcript_id)
 
     def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
         """The memory writes behind the accepted ones."""

@@ -225,35 +225,17 @@ class TranscriptStore:
         pending_only: bool = False,
         limit: int = 100,
         offset: int = 0,
+        fold_below: float = 0.0,
     ) -> list[dict[str, Any]]:
         """The review queue: transcripts with their suggestion counts, last analysed first.
 
-        One tenant's (or, for tenant None, the default namespace's), or one stored user's when named.
+        One tenant's (or, for tenant None, the default namespace's), or one stored user's when named. `to_decide`
+        counts the pending ones the page shows unfolded (confidence ≥ `fold_below`): what its badge says.
         """
-        status = SuggestionRow.status
-        counts = (
-            select(
-                SuggestionRow.transcript_id,
-                func.count().filter(status == SuggestionStatus.PENDING).label("pending_count"),
-                func.count().filter(status == SuggestionStatus.AUTO_APPLIED).label("auto_applied_count"),
-                func.count().label("total"),
-            )
-            .group_by(SuggestionRow.transcript_id)
-            .subquery()
-        )
-        when = func.coalesce(Transcript.analyzed_at, Transcript.created_at, type_=DateTime(timezone=True))
-        Row = tuple[str, str, datetime, int | None, int | None, int | None]
-        query = select(
-            Transcript.id, Transcript.user_id, when, counts.c.pending_count, counts.c.auto_applied_count, counts.c.total
-        ).outerjoin(counts, counts.c.transcript_id == Transcript.id)
-        if user_id is not None:
-            query = query.where(Transcript.user_id == user_id)
-        elif tenant is not None:
-            query = query.where(Transcript.user_id.startswith(f"{tenant}{SEPARATOR}"))
-        else:
-            query = query.where(~Transcript.user_id.contains(SEPARATOR))
+        query, counts, when = _queue(tenant, user_id, fold_below)
         if pending_only:
             query = query.where(counts.c.pending_count > 0)
+        Row = tuple[str, str, datetime, int | None, int | None, int | None, int | None]
         with self.db.session() as s:
             rows = cast(
                 list[Row], s.execute(query.order_by(when.desc(), Transcript.id).offset(offset).limit(limit)).all()
@@ -261,9 +243,19 @@ class TranscriptStore:
         return [
             {"transcript_id": t, "user_id": u, "analyzed_at": w.isoformat(),
              "counts": {SuggestionStatus.PENDING.value: p or 0, SuggestionStatus.AUTO_APPLIED.value: a or 0,
-                        "total": n or 0}}
-            for t, u, w, p, a, n in rows
+                        "total": n or 0, "to_decide": d or 0}}
+            for t, u, w, p, a, n, d in rows
         ]  # fmt: skip
+
+    def progress(self, *, tenant: str | None, user_id: str | None = None, fold_below: float = 0.0) -> dict[str, int]:
+        """How far review has gone over the queue: transcripts with suggestions, and those with none left to decide."""
+        query, counts, _ = _queue(tenant, user_id, fold_below)
+        inner = query.where(counts.c.total > 0).subquery()
+        with self.db.session() as s:
+            total, left = s.execute(
+                select(func.count(), func.count().filter(inner.c.to_decide_count > 0)).select_from(inner)
+            ).one()
+        return {"transcripts": total, "reviewed": total - left, "to_review": left}
 
     def transcript_view(self, transcript_id: str) -> TranscriptView:
         """A transcript as the reviewer reads it: segment texts as analysed, and every suggestion on them."""
@@ -301,3 +293,32 @@ def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime
         .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
     ).all()
     return [(r.original, r.final, r.decided_at) for r in rows]
+
+
+def _queue(tenant: str | None, user_id: str | None, fold_below: float) -> tuple[Any, Any, Any]:
+    """The queue's rows (transcript, user, when, counts) for one tenant or user, its counts and its date column."""
+    status = SuggestionRow.status
+    pending = status == SuggestionStatus.PENDING
+    counts = (
+        select(
+            SuggestionRow.transcript_id,
+            func.count().filter(pending).label("pending_count"),
+            func.count().filter(status == SuggestionStatus.AUTO_APPLIED).label("auto_applied_count"),
+            func.count().label("total"),
+            func.count().filter(pending, SuggestionRow.confidence >= fold_below).label("to_decide_count"),
+        )
+        .group_by(SuggestionRow.transcript_id)
+        .subquery()
+    )
+    when = func.coalesce(Transcript.analyzed_at, Transcript.created_at, type_=DateTime(timezone=True))
+    query = select(
+        Transcript.id, Transcript.user_id, when, counts.c.pending_count, counts.c.auto_applied_count, counts.c.total,
+        counts.c.to_decide_count,
+    ).outerjoin(counts, counts.c.transcript_id == Transcript.id)  # fmt: skip
+    if user_id is not None:
+        query = query.where(Transcript.user_id == user_id)
+    elif tenant is not None:
+        query = query.where(Transcript.user_id.startswith(f"{tenant}{SEPARATOR}"))
+    else:
+        query = query.where(~Transcript.user_id.contains(SEPARATOR))
+    return query, counts, when

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.core.errors import ConflictError, InvalidInputError, NotFoundError
 from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
-from namesake.reliability.types import CandidateSource, Suggestion, SuggestionStatus
+from namesake.reliability.types import CandidateSource, MemoryScope, Suggestion, SuggestionStatus
 from namesake.transcripts.store import ensure_transcript, suggestion_of
 
 
@@ -44,6 +44,19 @@ def stored_of(row: SuggestionRow, user_id: str, transcript_id: str) -> StoredSug
     )  # fmt: skip
 
 
+# One fix by hand applies to at most this many other places at once (the page lists each before it is sent).
+MAX_MATCHES = 500
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class Span:
+    """Another place of the transcript the fix applies to: a segment and its code-point offsets."""
+
+    segment_id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    start_char: Offset
+    end_char: Annotated[int, Strict(), Field(gt=0, le=MAX_OFFSET)]
+
+
 @pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class ManualFix:
     """A span the reviewer corrected although nothing was suggested; saved as a validated suggestion of its own.
@@ -60,6 +73,16 @@ class ManualFix:
     final: Annotated[str, StringConstraints(min_length=1)]
     entity_type: EntityType = "KEYWORD"
     segment_text: str | None = None
+    scope: MemoryScope | None = Field(
+        default=None,
+        description="where it applies next (transcript, list, user); by default list when the words "
+        "heard are everyday words, else user",
+    )
+    also: list[Span] = Field(
+        default_factory=list, max_length=MAX_MATCHES,
+        description="other places of the transcript where the same words were heard: fixed in the same decision, "
+        "undone together",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         """Checked once, where it is made: a span inside its segment, holding the original it names."""
@@ -104,7 +127,9 @@ def decide_in(
     return suggestion_of(row)
 
 
-def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestion:
+def save_manual_in(
+    s: Session, span: ManualFix, grace_seconds: int, *, taught_with: uuid.UUID | None = None, shares: bool = False
+) -> Suggestion:
     """The manual fix as a validated suggestion of its span (its transcript registered).
 
     A repeat (a retry, or the same fix sent twice at once) finds the same row: its id is what makes the
@@ -131,6 +156,8 @@ def save_manual_in(s: Session, span: ManualFix, grace_seconds: int) -> Suggestio
     ).one()
     if not created:
         row.status, row.decided_at = SuggestionStatus.VALIDATED, func.now()
+    if shares:  # one of several places of one fix: undone together, the memory write taken back with the last
+        row.taught_with = taught_with or row.id
     displace_in(s, span, row.id)
     s.flush()
     s.refresh(row)

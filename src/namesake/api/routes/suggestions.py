@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
-from namesake.api.schemas import DecisionIn, EditIn, GroupDecisionIn, GroupOut, ReopenIn, ReopenOut, ReviewOut, errors
+from namesake.api.schemas import (
+    DecisionIn,
+    EditIn,
+    GroupDecisionIn,
+    GroupOut,
+    HistoryOut,
+    ProgressOut,
+    ReopenIn,
+    ReopenOut,
+    ReviewOut,
+    ScopeOut,
+    errors,
+)
 from namesake.reliability.inputs import Identifier
-from namesake.reliability.types import ReviewAction
+from namesake.reliability.types import MemoryScope, ReviewAction
 from namesake.review.service import ReviewResult
 from namesake.transcripts.suggestions import ManualFix
 
@@ -19,7 +32,8 @@ router = APIRouter(prefix="/v1", tags=["review"])
 def _out(services: ServicesDep, result: ReviewResult) -> ReviewOut:
     if result.memory is not None:
         services.metrics.memory_writes.labels(result.memory).inc()
-    return ReviewOut.model_validate({"suggestion": result.suggestion.as_json(), "memory": result.memory})
+    return ReviewOut.model_validate({"suggestion": result.suggestion.as_json(), "memory": result.memory,
+                                     "scope": result.scope, "also": [s.as_json() for s in result.also]})  # fmt: skip
 
 
 def _decide(
@@ -30,7 +44,7 @@ def _decide(
     entity_type = body.entity_type if isinstance(body, EditIn) else None
     transcript_id = scope.inward(body.transcript_id, "transcript_id")
     decided = services.review.decide(suggestion_id=suggestion_id, transcript_id=transcript_id, action=action,
-                                     final=final, entity_type=entity_type)  # fmt: skip
+                                     final=final, entity_type=entity_type, scope=body.scope)  # fmt: skip
     return _out(services, decided)
 
 
@@ -67,7 +81,7 @@ def decide_group(
     """Decide every listed occurrence of one original → final pair at once: remembered once."""
     result = services.review.decide_group(
         suggestion_ids=body.suggestion_ids, transcript_id=scope.inward(transcript_id, "transcript_id"),
-        action=body.action, final=body.final, entity_type=body.entity_type,
+        action=body.action, final=body.final, entity_type=body.entity_type, scope=body.scope,
     )  # fmt: skip
     if result.memory is not None:
         services.metrics.memory_writes.labels(result.memory).inc()
@@ -93,3 +107,30 @@ def manual_correction(services: ServicesDep, scope: ScopeDep, body: ManualFix) -
         transcript_id=scope.inward(body.transcript_id, "transcript_id"),
     )
     return _out(services, services.review.manual_fix(stored))
+
+
+@router.get("/transcripts/{transcript_id}/history", responses=errors(404))
+def history(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> list[HistoryOut]:
+    """The decisions taken on the transcript, newest first: what each did, where it teaches, whether it was undone."""
+    rows = services.review.history(scope.inward(transcript_id, "transcript_id"))
+    return [HistoryOut.model_validate(r) for r in rows]
+
+
+@router.get("/review/progress")
+def progress(services: ServicesDep, scope: ScopeDep, user_id: Identifier | None = None) -> ProgressOut:
+    """How far review has gone over the queue (one user's when named): transcripts with nothing left to decide."""
+    stored_user = None if user_id is None else scope.inward(user_id, "user_id")
+    return ProgressOut.model_validate(services.analysis.review_progress(tenant=scope.tenant, user_id=stored_user))
+
+
+@router.get("/review/scope", responses=errors(404))
+def default_scope(
+    services: ServicesDep,
+    scope: ScopeDep,
+    original: Annotated[str, Query(min_length=1, max_length=1000, description="the words heard")],
+    transcript_id: Identifier = Query(description="the transcript the fix is made in (its language)"),
+) -> ScopeOut:
+    """Where a fix of these words would apply next by default: narrow (calls whose list holds the final) for
+    everyday words, else all of the user's calls."""
+    where = services.review.default_scope(original, scope.inward(transcript_id, "transcript_id"))
+    return ScopeOut(scope=where, everyday=where == MemoryScope.LIST)
