@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range
 from namesake.core.errors import InvalidInputError
-from namesake.core.text import normalise
+from namesake.core.text import compact, normalise
 from namesake.reliability.remembered import everyday_zipf
 from namesake.reliability.types import CanonicalDictionary, MemoryScope, RememberedCorrection
 
@@ -39,8 +39,13 @@ def memory_filter(
 EVERYDAY_HEARD = 4.0
 
 
-def default_scope(original: str, language: str) -> MemoryScope:
-    """Where a fix applies next when the reviewer did not say: narrow for everyday words, else all the user's calls."""
+def default_scope(original: str, final: str, language: str) -> MemoryScope:
+    """Where a fix applies next when the reviewer did not say: narrow for everyday words, else all the user's calls.
+
+    A fix of the form alone ("Data Dog" → Datadog: the same letters) is the same name wherever it is heard.
+    """
+    if compact(original) == compact(final):
+        return MemoryScope.USER
     return MemoryScope.LIST if everyday_zipf(original, language) >= EVERYDAY_HEARD else MemoryScope.USER
 
 

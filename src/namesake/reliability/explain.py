@@ -25,6 +25,13 @@ REASONS: dict[str, str] = {
     "spoken_form": "the written form of what was said",
     "length": "a long name",
 }
+# Where a suggestion came from, in a reviewer's words (CandidateSource's values).
+SOURCES: dict[str, str] = {
+    "rag": "the meeting's name list",
+    "memory": "what you taught",
+    "context_free": "letters said one by one",
+    "manual": "your fix by hand",
+}
 # Reasons that are flags (1 when set), not scores: the page shows them without a number.
 FLAGS: tuple[str, ...] = ("edge_form", "rewrites_canonical", "refused_as_often")
 # A signal below zero that argues against the suggestion, and how the page says so.

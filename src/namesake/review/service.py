@@ -58,8 +58,7 @@ class ReviewService:
     def _check_final(self, final: str) -> None:
         if len(final) > self.max_final_chars:
             raise InputTooLargeError(
-                f"final has {len(final)} characters, the limit is {self.max_final_chars} "
-                "(RELIABILITY_CORRECTIONS_MEMORY_FINAL_TEXT_MAX_LEN: what the memory keeps)",
+                f"final has {len(final)} characters, the limit is {self.max_final_chars}: write the name, not a sentence",
                 field="final",
             )
 
@@ -127,7 +126,7 @@ class ReviewService:
                 unit.rows.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
                                        suggestion_ids=ids, scope=None)  # fmt: skip
             return GroupResult(list(done.values()), None)
-        where = scope or self.default_scope(todo[0].original, transcript_id)
+        where = scope or self.default_scope(todo[0].original, new_final, transcript_id)
         prepared = self.uow.prepare(
             CorrectionInput(
                 user_id=lead.user_id,
@@ -152,10 +151,10 @@ class ReviewService:
                                    suggestion_ids=ids, scope=where)  # fmt: skip
         return GroupResult(list(done.values()), memory, where)
 
-    def default_scope(self, original: str, transcript_id: str) -> MemoryScope:
+    def default_scope(self, original: str, final: str, transcript_id: str) -> MemoryScope:
         """Where a fix of `original` applies next when the reviewer does not say (everyday words: narrow)."""
         with self.uow.begin() as unit:
-            return default_scope(original, unit.rows.language_of(transcript_id))
+            return default_scope(original, final, unit.rows.language_of(transcript_id))
 
     def history(self, transcript_id: str) -> list[dict[str, Any]]:
         """The transcript's decisions as taken, newest first, and whether each was taken back."""
@@ -183,7 +182,7 @@ class ReviewService:
         """
         self._check_final(fix.final)
         with self.uow.begin() as unit:
-            where = fix.scope or default_scope(fix.original, unit.rows.language_of(fix.transcript_id))
+            where = fix.scope or default_scope(fix.original, fix.final, unit.rows.language_of(fix.transcript_id))
             others = other_matches(fix, fix.also, unit.rows.segment_texts(fix.transcript_id)) if fix.also else []
         prepared = self.uow.prepare(
             CorrectionInput(

@@ -7,7 +7,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ARRAY, Text, cast, func, select
+from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session
 
 from namesake.adapters.models import ReviewDecision, Transcript
@@ -31,7 +32,7 @@ def log_undone_in(s: Session, transcript_id: str, suggestion_ids: list[str]) -> 
         select(ReviewDecision).where(
             ReviewDecision.transcript_id == transcript_id,
             ReviewDecision.undone_at.is_(None),
-            ReviewDecision.suggestion_ids.overlap(suggestion_ids),
+            ReviewDecision.suggestion_ids.op("&&")(cast(array(suggestion_ids), ARRAY(Text))),
         )
     ).all()
     for row in standing:

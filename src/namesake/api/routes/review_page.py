@@ -10,12 +10,13 @@ from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
 from namesake.core.errors import NotFoundError
-from namesake.reliability.explain import AGAINST, FLAGS, REASONS
+from namesake.reliability.explain import AGAINST, FLAGS, REASONS, SOURCES
 from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
 # the page's modules (each under 400 lines), its style sheet and icon: only these names are served
-MODULES = ("review.js", "core.js", "queue.js", "transcript.js", "decide.js", "select.js", "memory.js", "download.js")
+MODULES = ("review.js", "core.js", "queue.js", "transcript.js", "detail.js", "decide.js", "select.js", "memory.js",
+           "download.js", "history.js", "matches.js")
 ASSETS = {**dict.fromkeys(MODULES, "text/javascript"), "review.css": "text/css", "favicon.svg": "image/svg+xml"}
 # The page may load only its own files and talk only to this API: no CDN, no other host.
 HEADERS = {
@@ -45,6 +46,7 @@ def names(services: ServicesDep) -> Response:
         "REASONS": REASONS,  # signal → what it says, in the order the page lists them
         "AGAINST": AGAINST,
         "FLAGS": list(FLAGS),  # reasons shown without a number
+        "SOURCES": SOURCES,
         "TYPES": list(ENTITY_TYPES),
         "FOLD_BELOW": services.runtime.settings.review_fold_below,
     }

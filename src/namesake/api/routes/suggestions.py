@@ -128,9 +128,10 @@ def default_scope(
     services: ServicesDep,
     scope: ScopeDep,
     original: Annotated[str, Query(min_length=1, max_length=1000, description="the words heard")],
+    final: Annotated[str, Query(min_length=1, max_length=1000, description="the words written")],
     transcript_id: Identifier = Query(description="the transcript the fix is made in (its language)"),
 ) -> ScopeOut:
     """Where a fix of these words would apply next by default: narrow (calls whose list holds the final) for
     everyday words, else all of the user's calls."""
-    where = services.review.default_scope(original, scope.inward(transcript_id, "transcript_id"))
+    where = services.review.default_scope(original, final, scope.inward(transcript_id, "transcript_id"))
     return ScopeOut(scope=where, everyday=where == MemoryScope.LIST)

@@ -19,7 +19,17 @@ export const state = {
   byNeed: false, // J / K in the order that most needs a human: biggest groups, then lowest confidence
   showFolded: false, // pending suggestions under the server's fold threshold are drawn and visited too
   single: null, // the pair key being decided one occurrence at a time (g), else null: a key decides the group
+  history: [], // the open transcript's decisions as the server keeps them, newest first
+  scopes: new Map(), // pair key → where the reviewer chose its lesson applies next (s), else the server's default
+  defaults: new Map(), // pair key → the server's default scope for it: { scope, everyday }
 };
+
+// Where a lesson applies next, in a reviewer's words (the server's MemoryScope values).
+export const SCOPE_ORDER = ["transcript", "list", "user"];
+export function scopeWords(scope, final, user) {
+  return { transcript: "this transcript only", list: `calls whose name list has ${final}`,
+    user: `all of ${user}'s calls` }[scope] || scope;
+}
 
 export class ApiError extends Error {
   constructor(status, message, field) { super(message); this.status = status; this.field = field; }

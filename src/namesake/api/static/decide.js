@@ -1,7 +1,10 @@
 // Decisions: accept / edit / reject a suggestion (every occurrence of its pair at once), fix by hand, undo.
 
 import { TYPES } from "/review/assets/names.js";
-import { $, api, el, enc, isOpen, pairKey, say, state } from "/review/assets/core.js";
+import { $, SCOPE_ORDER, api, el, enc, isOpen, pairKey, say, scopeWords, state } from "/review/assets/core.js";
+import { loadDefaultScope, scopeChoice, scopeOf } from "/review/assets/detail.js";
+import { lastStanding, loadHistory } from "/review/assets/history.js";
+import { otherMatches, showMatches } from "/review/assets/matches.js";
 import { refreshQueueCounts } from "/review/assets/queue.js";
 import { selectedSpan } from "/review/assets/select.js";
 import { folded, groupOf, nextToDecide, openTranscript, renderTranscript, select } from "/review/assets/transcript.js";
@@ -32,6 +35,7 @@ export async function rejectFolded() {
     return;
   }
   remember(ids, `${ids.length} low-confidence suggestions`);
+  await loadHistory(state.view.transcript_id);
   renderTranscript();
   select(nextToDecide(state.current) ?? state.current);
   refreshQueueCounts();
@@ -45,15 +49,20 @@ async function send(action, extra = {}) {
   if (!members.length) return false;
   const ids = members.map((i) => state.order[i].id);
   const tid = state.view.transcript_id;
+  const lead = state.order[at];
+  const scope = action === "reject" ? {} : { scope: extra.scope || scopeOf(lead) };
   // one route whether the group holds one suggestion or many: the server decides both alike
-  const { data } = await api("POST", `/v1/transcripts/${enc(tid)}/decisions`, { action, suggestion_ids: ids, ...extra });
+  const { data } = await api("POST", `/v1/transcripts/${enc(tid)}/decisions`,
+    { action, suggestion_ids: ids, ...extra, ...scope });
   applyChanged(data.suggestions);
   const s = state.order[at];
   remember(ids, `${s.original} → ${s.final}${ids.length > 1 ? ` (${ids.length}×)` : ""}`);
+  await loadHistory(tid);
   renderTranscript(); // the memory is read again when the next transcript opens, not on every key
   select(nextToDecide(at) ?? at);
   refreshQueueCounts();
-  say(`${SAID[action]}${ids.length > 1 ? ` all ${ids.length}` : ""}${action === "reject" ? "" : ": remembered"}`);
+  const where = data.scope ? `: remembered for ${scopeWords(data.scope, s.final, state.view.user_id)}` : "";
+  say(`${SAID[action]}${ids.length > 1 ? ` all ${ids.length}` : ""}${where}`);
   return true;
 }
 
@@ -72,14 +81,16 @@ export async function editCurrent() {
   if (!s || !isOpen(s)) { say("Already decided: u undoes it", true); return; }
   const n = groupOf(state.current).length;
   await ask({
-    title: n > 1 ? `Edit all ${n}` : "Edit", original: `Heard: ${s.original}`, value: s.final, type: s.entity_type,
-    submit: ({ final, type }) => send("edit", type === s.entity_type ? { final } : { final, entity_type: type }),
+    title: n > 1 ? `Edit all ${n}` : "Edit", original: s.original, value: s.final, type: s.entity_type,
+    scope: scopeOf(s), matches: [],
+    submit: ({ final, type, scope }) => send("edit", { final, scope, ...(type === s.entity_type ? {} : { entity_type: type }) }),
   });
 }
 
 // Undo the last decision (a group's at once): the suggestions as proposed, the memory as it was.
 export async function undoLast() {
-  const last = state.undo.pop();
+  // this session's decisions first; after a reload, the open transcript's as the server kept them
+  const last = state.undo.pop() || lastStanding();
   if (!last) { say("Nothing to undo", true); return; }
   try {
     const { data } = await api("POST", `/v1/transcripts/${enc(last.transcriptId)}/reopen`, { suggestion_ids: last.ids });
@@ -94,13 +105,20 @@ export async function undoLast() {
 }
 
 // A dialog that stays open until `submit` succeeds: a refused value keeps the text, the error under the field.
-export function ask({ title, original, value, type, submit }) {
+// It says where the lesson applies next (scope) and, for a fix by hand, offers the other matches (replace all).
+export function ask({ title, original, value, type, scope, matches, submit }) {
   const dialog = $("#edit-dialog");
   const error = $("#edit-error");
+  let chosen = scope;
   $("#edit-title").textContent = title;
-  $("#edit-original").textContent = original;
+  $("#edit-original").textContent = `Heard: ${original}`;
   $("#edit-final").value = value;
   $("#edit-type").replaceChildren(...TYPES.map((t) => el("option", { value: t, selected: t === type }, t)));
+  const drawScope = () => $("#edit-scope").replaceChildren(
+    scopeChoice(original, $("#edit-final").value.trim() || value, chosen, (v) => { chosen = v; }));
+  drawScope();
+  $("#edit-final").oninput = drawScope;
+  showMatches(matches);
   error.textContent = "";
   return new Promise((resolve) => {
     const done = (result) => { dialog.close(); resolve(result); };
@@ -109,7 +127,7 @@ export function ask({ title, original, value, type, submit }) {
       const final = $("#edit-final").value.trim();
       if (!final) { error.textContent = "Write the name as it should be."; return; }
       try {
-        await submit({ final, type: $("#edit-type").value });
+        await submit({ final, type: $("#edit-type").value, scope: chosen, all: $("#edit-all").checked });
       } catch (err) {
         error.textContent = err.message;
         $("#edit-final").focus();
@@ -128,25 +146,48 @@ export function ask({ title, original, value, type, submit }) {
   });
 }
 
+// The type a fix by hand starts from: the suggestion under the words, else the one selected, else a keyword.
+function typeUnder(span) {
+  const under = state.order.find((s) => s.segment_id === span.segmentId && s.start_char < span.end &&
+    s.end_char > span.start);
+  return (under || state.order[state.current])?.entity_type || "KEYWORD";
+}
+
 export async function fixSelection() {
   const span = selectedSpan();
   if (!span) { say("Select the words to fix first (mouse, or Shift+arrows from a suggestion).", true); return; }
   if (span.error) { say(span.error, true); return; }
   const seg = state.view.segments.find((s) => s.id === span.segmentId);
+  const matches = otherMatches(span);
+  const dflt = await loadDefaultScope(span.original, span.shown);
   await ask({
-    title: "Fix by hand", original: `Heard: ${span.original}`, value: span.shown, type: "KEYWORD",
-    submit: async ({ final, type }) => {
+    title: "Fix by hand", original: span.original, value: span.shown, type: typeUnder(span), scope: dflt.scope, matches,
+    submit: async ({ final, type, scope, all }) => {
+      const also = all ? matches.map(({ segment_id, start_char, end_char }) => ({ segment_id, start_char, end_char })) : [];
       const { data } = await api("POST", "/v1/corrections", {
         user_id: state.view.user_id, transcript_id: state.view.transcript_id, segment_id: span.segmentId,
         start_char: span.start, end_char: span.end, original: span.original, final, entity_type: type,
-        segment_text: seg.text,
+        segment_text: seg.text, scope, also,
       });
       window.getSelection().removeAllRanges();
-      remember([data.suggestion.id], `${span.original} → ${final}`);
-      say(`Fixed: ${span.original} → ${final}, remembered`);
+      const ids = [data.suggestion.id, ...data.also.map((s) => s.id)];
+      const label = `${span.original} → ${final}${ids.length > 1 ? ` (${ids.length}×)` : ""}`;
+      remember(ids, label);
+      say(`Fixed: ${label}, remembered for ${scopeWords(data.scope, final, state.view.user_id)}`);
       await openTranscript(state.view.transcript_id, { suggestionId: data.suggestion.id, push: false });
     },
   });
+}
+
+// s: where the selected suggestion's lesson applies next, one step wider each press (this transcript → its list →
+// all of the user's calls → this transcript).
+export function cycleScope() {
+  const s = state.order[state.current];
+  if (!s || !isOpen(s)) { say("Select a suggestion to decide first", true); return; }
+  const next = SCOPE_ORDER[(SCOPE_ORDER.indexOf(scopeOf(s)) + 1) % SCOPE_ORDER.length];
+  state.scopes.set(pairKey(s), next);
+  select(state.current, false);
+  say(`Applies next to ${scopeWords(next, s.final, state.view.user_id)}`);
 }
 
 export function openGroup() {

@@ -1,6 +1,6 @@
 // The memory view: what a user taught, until when it applies, and forgetting one of them.
 
-import { $, api, el, enc, say, state } from "/review/assets/core.js";
+import { $, api, el, enc, say, scopeWords, state } from "/review/assets/core.js";
 import { showMode } from "/review/assets/review.js";
 
 function memoryUser() {
@@ -42,15 +42,17 @@ export function renderMemory() {
   const rows = state.memory.map((c, i) => {
     const forget = el("button", { type: "button" }, "Forget ", el("kbd", {}, "x"));
     forget.addEventListener("click", () => { state.memoryIndex = i; forgetSelected(); });
+    const cell = (label, ...content) => el("td", { "data-label": label }, ...content);
     const tr = el("tr", { "data-i": String(i) },
-      el("td", {}, c.original), el("td", {}, el("strong", {}, c.final)), el("td", {}, c.entity_type),
-      el("td", {}, c.action), el("td", {}, String(c.frequency)),
-      el("td", {}, new Date(c.updated_at).toLocaleDateString()), el("td", {}, applies(c)),
-      el("td", {}, c.transcript_id || ""), el("td", {}, forget));
+      cell("Heard", c.original), cell("Written", el("strong", {}, c.final)), cell("Type", c.entity_type),
+      cell("How", c.action), cell("Times", String(c.frequency)),
+      cell("When", new Date(c.updated_at).toLocaleDateString()), cell("Applies", applies(c)),
+      cell("Where", scopeWords(c.scope, c.final, state.memoryUser)), cell("Taught in", c.transcript_id || ""),
+      el("td", { class: "forget" }, forget));
     tr.classList.toggle("selected", i === state.memoryIndex);
     return tr;
   });
-  if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 9, class: "hint" }, "Nothing taught yet.")));
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colSpan: 10, class: "hint" }, "Nothing taught yet.")));
   $("#memory-table tbody").replaceChildren(...rows);
   $("#memory-more").hidden = !state.memoryNext;
   renderRefusals();

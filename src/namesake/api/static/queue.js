@@ -1,7 +1,8 @@
 // The queue of transcripts to review, last analysed first, a page of 100 at a time.
 
-import { STATUS } from "/review/assets/names.js";
+import { FOLD_BELOW, STATUS } from "/review/assets/names.js";
 import { $, api, el, say, state } from "/review/assets/core.js";
+import { loadProgress } from "/review/assets/history.js";
 import { openTranscript } from "/review/assets/transcript.js";
 
 const QUEUE_PAGE = 100;
@@ -23,13 +24,14 @@ export async function loadQueue(more = false) {
   const openId = state.view?.transcript_id;
   state.queueIndex = Math.max(0, state.queue.findIndex((t) => t.transcript_id === openId));
   renderQueue();
+  loadProgress();
 }
 
 export function renderQueue() {
   const list = $("#queue");
   list.replaceChildren(...state.queue.map((t, i) => {
     const li = el("li", { "data-i": String(i), id: `q-${i}` },
-      el("span", { class: "badge", title: "pending" }, String(t.counts[STATUS.PENDING])), " ",
+      el("span", { class: "badge", title: "to decide" }, String(t.counts.to_decide)), " ",
       el("strong", {}, t.transcript_id),
       el("span", { class: "counts" },
         `${t.user_id} · ${t.counts[STATUS.AUTO_APPLIED]} auto-applied · ${new Date(t.analyzed_at).toLocaleString()}`));
@@ -57,12 +59,15 @@ export function stepTranscript(step) {
   openTranscript(state.queue[next].transcript_id);
 }
 
-// The open transcript's counts in the queue follow its decisions without another request.
+// The open transcript's counts in the queue follow its decisions; the progress line once it has nothing left.
 export function refreshQueueCounts() {
   const t = state.queue.find((q) => q.transcript_id === state.view?.transcript_id);
   if (t) {
+    const before = t.counts.to_decide;
     t.counts[STATUS.PENDING] = state.order.filter((s) => s.status === STATUS.PENDING).length;
     t.counts[STATUS.AUTO_APPLIED] = state.order.filter((s) => s.status === STATUS.AUTO_APPLIED).length;
+    t.counts.to_decide = state.order.filter((s) => s.status === STATUS.PENDING && s.confidence >= FOLD_BELOW).length;
     renderQueue();
+    if ((before > 0) !== (t.counts.to_decide > 0)) loadProgress();
   }
 }

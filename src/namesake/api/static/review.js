@@ -3,7 +3,7 @@
 // the reviewer is (?t=transcript&s=suggestion, or ?m=user), so reload, Back and a shared link land there.
 
 import { $, KEY_STORE, api, say, state } from "/review/assets/core.js";
-import { decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast } from "/review/assets/decide.js";
+import { cycleScope, decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast } from "/review/assets/decide.js";
 import { forgetSelected, openMemory, renderMemory } from "/review/assets/memory.js";
 import { loadQueue, moveQueue, stepTranscript } from "/review/assets/queue.js";
 import { downloadReviewed } from "/review/assets/download.js";
@@ -76,6 +76,13 @@ export function showMode(mode, push = true) {
 
 // ---- keys ---------------------------------------------------------------------------------
 
+// The keys of the view the reviewer is in: every key listed does something where it is shown.
+function showHelp() {
+  $("#help-transcript").hidden = state.mode !== "transcript";
+  $("#help-memory").hidden = state.mode !== "memory";
+  $("#help").showModal();
+}
+
 function toggle(name, text) {
   state[name] = !state[name];
   if (!state.view) return;
@@ -98,7 +105,7 @@ function onKey(ev) {
   if (!undoKey && (ev.ctrlKey || ev.metaKey || ev.altKey)) return;
   const inQueue = document.activeElement === $("#queue");
   const keys = {
-    "?": () => $("#help").showModal(),
+    "?": () => showHelp(),
     "/": () => $("#user-filter").focus(),
     m: () => openMemory(),
     t: () => showMode("transcript"),
@@ -129,6 +136,7 @@ function onKey(ev) {
     keys.z = () => toggle("showFolded", ["Low-confidence suggestions shown", "Low-confidence suggestions folded"]);
     keys.R = () => rejectFolded();
     keys.u = () => undoLast();
+    keys.s = () => cycleScope();
     if (ev.shiftKey && (ev.key === "ArrowRight" || ev.key === "ArrowLeft")) {
       keys[ev.key] = () => extendSelection(ev.key === "ArrowRight" ? 1 : -1) || say("Select a suggestion first", true);
     }
@@ -147,7 +155,11 @@ function init() {
   $("#download").addEventListener("click", downloadReviewed);
   $("#tab-memory").addEventListener("click", () => openMemory());
   $("#tab-transcript").addEventListener("click", () => showMode("transcript"));
-  $("#help-open").addEventListener("click", () => $("#help").showModal());
+  $("#help-open").addEventListener("click", showHelp);
+  $("#bar-next").addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key: "J" })));
+  for (const b of document.querySelectorAll("#action-bar button[data-key]")) {
+    b.addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key: b.dataset.key })));
+  }
   $("#memory-more").addEventListener("click", () => openMemory(true));
   $("#queue-more").addEventListener("click", () => loadQueue(true));
   $("#pending-only").addEventListener("change", () => loadQueue());

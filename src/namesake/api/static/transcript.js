@@ -1,11 +1,11 @@
 // One transcript: its segments with the suggestions marked in place, the one selected, and how to move.
 
-import { AGAINST, FLAGS, FOLD_BELOW, REASONS, STATUS } from "/review/assets/names.js";
+import { FOLD_BELOW, STATUS } from "/review/assets/names.js";
 import { $, api, cps, el, enc, isOpen, memoryKey, pairKey, say, state } from "/review/assets/core.js";
+import { doneBanner, fromMemory, loadDefaultScope, renderDetail } from "/review/assets/detail.js";
+import { loadHistory } from "/review/assets/history.js";
 import { renderQueue } from "/review/assets/queue.js";
 import { showMode, writeUrl } from "/review/assets/review.js";
-
-const WHY_ORDER = Object.keys(REASONS);
 
 export async function openTranscript(id, { keepPosition = false, suggestionId = null, push = true } = {}) {
   let view;
@@ -21,7 +21,7 @@ export async function openTranscript(id, { keepPosition = false, suggestionId = 
   const segIndex = new Map(view.segments.map((s, i) => [s.id, i]));
   state.order = [...view.suggestions].sort((a, b) =>
     (segIndex.get(a.segment_id) ?? 1e9) - (segIndex.get(b.segment_id) ?? 1e9) || a.start_char - b.start_char);
-  await loadTaught(view.user_id);
+  await Promise.all([loadTaught(view.user_id), loadHistory(view.transcript_id)]);
   const back = state.order.findIndex((s) => s.id === wanted);
   state.current = back >= 0 ? back : nextToDecide(-1) ?? (state.order.length ? 0 : -1);
   showMode("transcript", false);
@@ -29,6 +29,7 @@ export async function openTranscript(id, { keepPosition = false, suggestionId = 
   renderTranscript();
   renderQueue();
   $("#segments").focus({ preventScroll: true }); // j / k now move through this transcript's suggestions
+  select(state.current); // in view, centred: on open, a link, a reload, n / p
   return true;
 }
 
@@ -136,10 +137,10 @@ function renderSegment(seg, indexes) {
     plain(at, s.start_char);
     const shown = s.status === STATUS.AUTO_APPLIED || s.status === STATUS.VALIDATED ? s.final : s.original;
     const classes = [`s`, s.status];
-    if (s.status === STATUS.AUTO_APPLIED) classes.push(band(s.confidence));
+    if (s.status === STATUS.AUTO_APPLIED) classes.push(fromMemory(s) ? "taught" : band(s.confidence));
     if (folded(s)) classes.push("folded");
     const mark = el("mark", { class: classes.join(" "), "data-i": String(i), id: `s-${i}`,
-      title: `${s.original} → ${s.final} (${Number(s.confidence).toFixed(2)})` }, shown);
+      title: `${s.original} → ${s.final}` }, shown);
     mark.addEventListener("click", () => select(i));
     body.append(mark);
     if (s.status === STATUS.PENDING && !folded(s)) body.append(el("span", { class: "proposal" }, `→ ${s.final}`));
@@ -153,76 +154,39 @@ export function select(i, scroll = true) {
   document.querySelectorAll("mark.current, mark.grouped").forEach((m) => m.classList.remove("current", "grouped"));
   state.current = i;
   const s = state.order[i];
-  for (const j of groupOf(i)) if (j !== i) $(`#s-${j}`)?.classList.add("grouped"); // what one key decides too
+  const group = groupOf(i);
+  for (const j of group) if (j !== i) $(`#s-${j}`)?.classList.add("grouped"); // what one key decides too
+  const left = walk().length;
+  const done = state.view && state.order.length && !left
+    ? doneBanner(state.queue.filter((t) => t.transcript_id !== state.view.transcript_id && t.counts.to_decide > 0).length)
+    : null;
   if (!s) {
-    $("#detail").replaceChildren(el("p", { class: "hint" },
+    $("#detail").replaceChildren(...(done ? [done] : []), el("p", { class: "hint" },
       state.view ? "No suggestion in this transcript. Select words and press f to fix them by hand." : ""));
     return;
   }
   const mark = $(`#s-${i}`);
   mark?.classList.add("current");
-  if (scroll) mark?.scrollIntoView({ block: "center" });
-  renderDetail(s);
+  if (scroll && mark) inView(mark);
+  const toDecide = state.order.map((o, j) => j).filter((j) => needsDecision(state.order[j]));
+  const position = { at: toDecide.indexOf(i) + 1, total: toDecide.length };
+  const view = { group, position, folded: folded(s), single: state.single === pairKey(s), done };
+  renderDetail(s, view);
+  if (isOpen(s) && !state.defaults.has(pairKey(s))) {
+    // the default scope comes from the server: drawn again once it is known, if still selected
+    loadDefaultScope(s.original, s.final).then(() => { if (state.order[state.current] === s) renderDetail(s, view); });
+  }
   writeUrl(false);
 }
 
-// The reasons that support the suggestion (the telling ones first), and the one that argues against it.
-function why(s) {
-  const signals = s.signals || {};
-  const reasons = Object.entries(signals)
-    .filter(([k, v]) => REASONS[k] && v > 0)
-    .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0]))
-    .slice(0, 3)
-    .map(([k, v]) => el("li", {}, FLAGS.includes(k) ? REASONS[k] : `${REASONS[k]} (${Number(v).toFixed(2)})`));
-  // the first reader present speaks (the language model before word-pair counts), and only if it objects
-  const against = Object.keys(AGAINST).find((k) => k in signals);
-  if (against && signals[against] < 0) {
-    reasons.push(el("li", { class: "against" }, `against: ${AGAINST[against]} (${Number(signals[against]).toFixed(2)})`));
-  }
-  return reasons;
-}
-
-function renderDetail(s) {
-  const open = isOpen(s);
-  const taught = state.taught.get(memoryKey(s.original, s.final));
-  const group = groupOf(state.current);
-  const parts = [
-    el("h2", {}, `Suggestion ${state.current + 1} of ${state.order.length}`),
-    el("p", { class: "change" }, el("del", {}, s.original), " → ", el("ins", {}, s.final)),
-    el("dl", {},
-      el("dt", {}, "Status"), el("dd", { id: "detail-status" }, s.status.replace("_", " ")),
-      el("dt", {}, "Type"), el("dd", {}, s.entity_type),
-      el("dt", {}, "Confidence"), el("dd", {}, Number(s.confidence).toFixed(2) + (folded(s) ? " (folded)" : "")),
-      el("dt", {}, "From"), el("dd", {}, s.source)),
-  ];
-  if (taught) {
-    parts.push(el("p", { class: "remembered" },
-      `Remembered: you taught it ${taught.frequency}×, last on ${new Date(taught.updated_at).toLocaleDateString()}` +
-      (taught.transcript_id ? ` in ${taught.transcript_id}` : "") + "."));
-  }
-  const refused = state.refused.get(memoryKey(s.original, s.final));
-  if (refused) {
-    parts.push(el("p", { class: "refused" }, `You refused it ${refused.times}×, last on ` +
-      `${new Date(refused.last_refused_at).toLocaleDateString()}` + (taught ? ": the signals alone decide." : ".")));
-  }
-  const reasons = why(s);
-  if (reasons.length) parts.push(el("h3", {}, "Why"), el("ul", { class: "why" }, ...reasons));
-  if (open && (group.length > 1 || state.single === pairKey(s))) {
-    parts.push(el("p", { class: "group", id: "detail-group" }, state.single === pairKey(s)
-      ? "One at a time: a key decides this occurrence only (g decides them all again)."
-      : `${group.length} occurrences: a key decides all of them (g: one at a time).`));
-  }
-  if (open) {
-    const button = (label, key, action) => {
-      const b = el("button", { type: "button", "data-key": key }, `${label} `, el("kbd", {}, key));
-      b.addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key: action })));
-      return b;
-    };
-    parts.push(el("div", { class: "actions" },
-      button("Accept", "a", "a"), button("Edit", "e", "e"),
-      button(s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject", "r", "r")));
-  } else {
-    parts.push(el("p", { class: "hint" }, "Decided. u (or Ctrl+Z) undoes your last decisions."));
-  }
-  $("#detail").replaceChildren(...parts);
+// Centre a mark in the viewport; segments far away are laid out only when near (content-visibility), so the first
+// scroll can land short: measure again until it is in view.
+function inView(mark, tries = 3) {
+  mark.scrollIntoView({ block: "center" });
+  requestAnimationFrame(() => {
+    const r = mark.getBoundingClientRect();
+    const bar = $("#action-bar");
+    const bottom = bar && getComputedStyle(bar).display !== "none" ? bar.getBoundingClientRect().top : innerHeight;
+    if ((r.top < 0 || r.bottom > bottom) && tries > 1) inView(mark, tries - 1);
+  });
 }

@@ -23,7 +23,7 @@ def upgrade() -> None:
         sa.Column("scope", sa.String(length=12), server_default=sa.text("'user'"), nullable=False),
     )
     op.create_check_constraint(
-        "ck_reliability_corrections_quarantine_scope",
+        op.f("ck_reliability_corrections_quarantine_scope"),
         "reliability_corrections_quarantine",
         "scope IN ('transcript','list','user')",
     )
@@ -51,5 +51,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_review_decisions_transcript_id_created_at", table_name="review_decisions")
     op.drop_table("review_decisions")
-    op.drop_constraint("ck_reliability_corrections_quarantine_scope", "reliability_corrections_quarantine")
+    op.drop_constraint(op.f("ck_reliability_corrections_quarantine_scope"), "reliability_corrections_quarantine")
     op.drop_column("reliability_corrections_quarantine", "scope")

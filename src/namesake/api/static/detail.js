@@ -1,0 +1,148 @@
+// The selected suggestion, explained: what it changes, why, where its lesson applies next, what one key decides.
+
+import { AGAINST, FLAGS, REASONS, SOURCES, STATUS } from "/review/assets/names.js";
+import { $, SCOPE_ORDER, api, cps, el, enc, isOpen, memoryKey, pairKey, scopeWords, state } from "/review/assets/core.js";
+
+const WHY_ORDER = Object.keys(REASONS);
+const GROUP_SHOWN = 8; // occurrences listed with their sentence before one key decides them all
+const SAID_AROUND = 48; // characters of the sentence shown on each side of an occurrence
+
+// Applied because the user taught it: the page says so rather than showing a low score.
+export const fromMemory = (s) => s.source === "memory" || (s.signals?.remembered ?? 0) > 0;
+
+// The reasons that support the suggestion (the telling ones first), and the one that argues against it.
+function why(s) {
+  const signals = s.signals || {};
+  const said = (k, v) => (FLAGS.includes(k) || v > 1 ? REASONS[k] : `${REASONS[k]} (${Math.round(v * 100)}%)`);
+  const reasons = Object.entries(signals)
+    .filter(([k, v]) => REASONS[k] && v > 0)
+    .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0]))
+    .slice(0, 3)
+    .map(([k, v]) => el("li", {}, said(k, v)));
+  // the first reader present speaks (the language model before word-pair counts), and only if it objects
+  const against = Object.keys(AGAINST).find((k) => k in signals);
+  if (against && signals[against] < 0) reasons.push(el("li", { class: "against" }, `against: ${AGAINST[against]}`));
+  return reasons;
+}
+
+// Where the lesson of accepting or editing this suggestion applies next: the reviewer's choice, else the default.
+export const scopeOf = (s) => state.scopes.get(pairKey(s)) || state.defaults.get(pairKey(s))?.scope || "user";
+
+export async function loadDefaultScope(original, final) {
+  const key = pairKey({ original, final });
+  if (!state.defaults.has(key)) {
+    const params = new URLSearchParams({ original, final, transcript_id: state.view.transcript_id });
+    try {
+      state.defaults.set(key, (await api("GET", `/v1/review/scope?${params}`)).data);
+    } catch {
+      state.defaults.set(key, { scope: "user", everyday: false });
+    }
+  }
+  return state.defaults.get(key);
+}
+
+// The scope choice: a select (s cycles it), and why the default is narrow when it is.
+export function scopeChoice(original, final, chosen, onChange) {
+  const select = el("select", { id: "scope-select", "aria-label": "Where it applies next" },
+    ...SCOPE_ORDER.map((v) => el("option", { value: v, selected: v === chosen }, scopeWords(v, final, state.view.user_id))));
+  select.addEventListener("change", () => onChange(select.value));
+  const box = el("p", { class: "scope", id: "detail-scope" }, el("label", { htmlFor: "scope-select" }, "Applies next to "),
+    select, " ", el("kbd", {}, "s"));
+  const dflt = state.defaults.get(pairKey({ original, final }));
+  if (dflt?.everyday) {
+    box.append(el("span", { class: "scope-note" },
+      `“${original}” is made of everyday words: by default it comes back only where the name list has ${final}.`));
+  }
+  return box;
+}
+
+// Each occurrence of the group with its sentence: one key decides them all, so the reviewer sees where they are.
+function occurrences(group) {
+  const texts = new Map(state.view.segments.map((g) => [g.id, g.text]));
+  const items = group.slice(0, GROUP_SHOWN).map((j) => {
+    const o = state.order[j];
+    const chars = cps(texts.get(o.segment_id) || "");
+    const before = chars.slice(Math.max(0, o.start_char - SAID_AROUND), o.start_char).join("");
+    const after = chars.slice(o.end_char, o.end_char + SAID_AROUND).join("");
+    return el("li", {}, `…${before}`, el("mark", {}, chars.slice(o.start_char, o.end_char).join("")), `${after}…`);
+  });
+  if (group.length > GROUP_SHOWN) items.push(el("li", { class: "hint" }, `and ${group.length - GROUP_SHOWN} more`));
+  return el("ol", { class: "occurrences", id: "detail-occurrences" }, ...items);
+}
+
+function heading(s, position) {
+  if (s.status === STATUS.PENDING) return position.total ? `To decide: ${position.at} of ${position.total}` : "To decide";
+  if (s.status === STATUS.AUTO_APPLIED) return "Applied without review";
+  return s.status === STATUS.VALIDATED ? "Accepted" : "Rejected";
+}
+
+function sureness(s, taught, folded) {
+  if (s.status === STATUS.AUTO_APPLIED && fromMemory(s)) {
+    return `applied: you taught it${taught ? ` (${taught.frequency}×)` : ""}`;
+  }
+  const pct = `${Math.round(Number(s.confidence) * 100)}%`;
+  return folded ? `${pct}, low: folded` : pct;
+}
+
+export function button(label, key, extra = "") {
+  const b = el("button", { type: "button", "data-key": key, class: extra }, `${label} `, el("kbd", {}, key));
+  b.addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key })));
+  return b;
+}
+
+export function renderDetail(s, { group, position, folded, single, done }) {
+  const open = isOpen(s);
+  const taught = state.taught.get(memoryKey(s.original, s.final));
+  const parts = [
+    el("h2", {}, heading(s, position)),
+    el("p", { class: "change" }, el("del", {}, s.original), " → ", el("ins", {}, s.final)),
+    el("dl", {},
+      el("dt", {}, "Type"), el("dd", {}, s.entity_type),
+      el("dt", {}, "Sureness"), el("dd", { "data-confidence": String(s.confidence) }, sureness(s, taught, folded)),
+      el("dt", {}, "From"), el("dd", {}, SOURCES[s.source] || s.source)),
+  ];
+  if (taught) {
+    parts.push(el("p", { class: "remembered" },
+      `Remembered: you taught it ${taught.frequency}×, last on ${new Date(taught.updated_at).toLocaleDateString()}` +
+      (taught.transcript_id ? ` in ${taught.transcript_id}` : "") + "."));
+  }
+  const refused = state.refused.get(memoryKey(s.original, s.final));
+  if (refused) {
+    parts.push(el("p", { class: "refused" }, `You refused it ${refused.times}×, last on ` +
+      `${new Date(refused.last_refused_at).toLocaleDateString()}` + (taught ? ": the signals alone decide." : ".")));
+  }
+  const reasons = why(s);
+  if (reasons.length) parts.push(el("h3", {}, "Why"), el("ul", { class: "why" }, ...reasons));
+  if (open && (group.length > 1 || single)) {
+    parts.push(el("p", { class: "group", id: "detail-group" }, single
+      ? "One at a time: a key decides this occurrence only (g decides them all again)."
+      : `${group.length} occurrences: a key decides all of them (g: one at a time).`));
+    if (!single) parts.push(occurrences(group));
+  }
+  if (open) {
+    parts.push(scopeChoice(s.original, s.final, scopeOf(s), (v) => { state.scopes.set(pairKey(s), v); }));
+    parts.push(el("div", { class: "actions" }, button("Accept", "a"), button("Edit", "e"),
+      button(s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject", "r"), button("Undo", "u")));
+  } else {
+    parts.push(el("p", { class: "hint" }, "Decided. u (or Ctrl+Z) undoes your last decisions."),
+      el("div", { class: "actions" }, button("Undo", "u")));
+  }
+  if (done) parts.unshift(done);
+  $("#detail").replaceChildren(...parts);
+  renderBar(s, open);
+}
+
+// The phone's action bar: the selected change and its buttons, always at hand under the thumb.
+function renderBar(s, open) {
+  $("#action-bar").hidden = !state.view;
+  $("#bar-change").replaceChildren(el("del", {}, s.original), " → ", el("ins", {}, s.final));
+  for (const id of ["#bar-accept", "#bar-edit", "#bar-reject"]) $(id).disabled = !open;
+  $("#bar-reject").textContent = s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject";
+}
+
+// What the reviewer sees once nothing is left to decide here: where to go next.
+export function doneBanner(left) {
+  return el("p", { class: "done", id: "detail-done", role: "status" }, "Transcript done. ",
+    left > 0 ? `n opens the next (${left} left in the queue).` : "Nothing left in the queue.");
+}
+
