@@ -152,7 +152,10 @@ class FakeRows:
                 d["undone"] = True
 
     def history(self, transcript_id: str) -> list[dict[str, Any]]:
-        return [d for d in reversed(self.state.decisions) if d["transcript_id"] == transcript_id]
+        found = [d for d in reversed(self.state.decisions) if d["transcript_id"] == transcript_id]
+        if not found and not any(r.transcript_id == transcript_id for r in self.state.rows.values()):
+            raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+        return found
 
     def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
         rows = [self.state.rows.get(x.id) for x in decided]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from namesake.adapters.vectors.base import Match
+from namesake.adapters.vectors.base import Match, MatchAny
 from namesake.core.errors import InvalidInputError
 from namesake.core.settings import Settings
 from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteOutcome, consolidate
-from namesake.corrections_memory.scope import memory_filter
+from namesake.corrections_memory.scope import default_scope, in_scope, listed_values, memory_filter, split_by_scope
 from namesake.reliability.memory_policy import (
     BoostParams,
     boost_for,
@@ -22,7 +22,7 @@ from namesake.reliability.memory_policy import (
     policy_features,
 )
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, RememberedCorrection, Segment, TaughtMatch
+from namesake.reliability.types import CanonicalDictionary, MemoryScope, RememberedCorrection, Segment, TaughtMatch
 from namesake.reliability.windows import function_words
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)
@@ -150,3 +150,44 @@ def test_an_everyday_word_taught_elsewhere_is_applied_only_where_the_language_mo
     assert may_apply_away(features(5.6, 0.6, None))  # where it was taught
     assert may_apply_away(features(5.6, None, -3.0))  # read here: the policy weighs the reading
     assert may_apply_away(features(1.2, None, None))  # "Cytova" is no everyday word
+
+
+@pytest.mark.parametrize(
+    ("original", "final", "scope"),
+    [
+        ("three", "III", MemoryScope.LIST),  # a number word: narrow
+        ("ninety three", "93", MemoryScope.LIST),
+        ("Crystal", "Christelle", MemoryScope.LIST),  # an everyday noun heard for a name
+        ("Reiner", "Rainer", MemoryScope.USER),  # a rare word: the name wherever it is heard
+        ("Data Dog", "Datadog", MemoryScope.USER),  # the form alone: the same name everywhere
+    ],
+)
+def test_everyday_words_are_taught_narrow_by_default(original: str, final: str, scope: MemoryScope) -> None:
+    assert default_scope(original, final, "en") == scope
+
+
+def test_a_taught_fix_comes_back_only_within_its_scope() -> None:
+    def taught(scope: MemoryScope) -> RememberedCorrection:
+        return RememberedCorrection("three", "III", "KEYWORD", scope=scope, transcript_id="trial-1")
+
+    trial_list = listed_values(CanonicalDictionary({"keywords": ["Phase III"], "orgs": ["III"]}))
+    other_list = listed_values(CanonicalDictionary({"orgs": ["Globex"]}))
+    places = [("trial-1", "trial", other_list), ("trial-2", "trial", trial_list), ("other", "other", other_list)]
+    where = {
+        (scope, tid, name): in_scope(taught(scope), tid, listed)
+        for scope in MemoryScope
+        for tid, name, listed in places
+    }
+    assert where == {
+        (MemoryScope.TRANSCRIPT, "trial-1", "trial"): True, (MemoryScope.TRANSCRIPT, "trial-2", "trial"): False,
+        (MemoryScope.TRANSCRIPT, "other", "other"): False,
+        (MemoryScope.LIST, "trial-1", "trial"): True, (MemoryScope.LIST, "trial-2", "trial"): True,
+        (MemoryScope.LIST, "other", "other"): False,
+        (MemoryScope.USER, "trial-1", "trial"): True, (MemoryScope.USER, "trial-2", "trial"): True,
+        (MemoryScope.USER, "other", "other"): True,
+    }  # fmt: skip
+    keep, away = split_by_scope([taught(MemoryScope.LIST), RememberedCorrection("Reiner", "Rainer", "PERSON")],
+                                "other", other_list)  # fmt: skip
+    assert [m.final for m in keep] == ["Rainer"] and away == frozenset({"three"})
+    flt = memory_filter("ana", exclude_originals=away)
+    assert MatchAny("original_norm", ("three",)) in flt.must_not

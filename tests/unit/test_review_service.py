@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError, StoreError
+from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError, NotFoundError, StoreError
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_step
 from namesake.reliability.edge_forms import EDGE_FORM
-from namesake.reliability.types import CorrectionStatus, ReviewAction, SuggestionStatus
+from namesake.reliability.types import CorrectionStatus, MemoryScope, ReviewAction, SuggestionStatus
 from namesake.review.service import ReviewService, check_transition
-from namesake.transcripts.suggestions import ManualFix
+from namesake.transcripts.suggestions import ManualFix, Span
 from tests.fakes.review import FakeReviewUnitOfWork
 
 ACCEPT, EDIT, REJECT = ReviewAction.ACCEPT, ReviewAction.EDIT, ReviewAction.REJECT
@@ -213,3 +213,56 @@ def test_unteaching_refuses_what_something_newer_depends_on() -> None:
         unteach_step(Taught(status=CorrectionStatus.SUPERSEDED), "s1")
     with pytest.raises(ConflictError, match="promoted to the user's vocabulary"):
         unteach_step(Taught(promoted_to_canonical=True), "s1")
+
+
+def test_a_fix_by_hand_applied_to_its_other_matches_is_one_decision_undone_as_one(
+    uow: FakeReviewUnitOfWork, review: ReviewService
+) -> None:
+    uow.state.segments["t1"] = {"1": "logs to Data Dog today", "2": "the data dog alerts", "3": "Data Dogma"}
+    other = Span(segment_id="2", start_char=4, end_char=12)
+    fix = ManualFix(user_id="ana", transcript_id="t1", segment_id="1", start_char=8, end_char=16, original="Data Dog",
+                    final="Datadog", entity_type="ORG", also=[other])  # fmt: skip
+    result = review.manual_fix(fix)
+    assert [(s.original, s.final, s.status) for s in result.also] == [("data dog", "Datadog", VALIDATED)]
+    assert [len(t.sources) for t in uow.state.memory] == [1]  # one lesson for both places
+    assert [(d["label"], len(d["suggestion_ids"])) for d in review.history("t1")] == [("Data Dog → Datadog (2×)", 2)]
+    review.reopen(suggestion_ids=[result.suggestion.id, result.also[0].id], transcript_id="t1")
+    assert uow.state.rows == {} and uow.state.memory == []
+    assert [d["undone"] for d in review.history("t1")] == [True]
+
+
+@pytest.mark.parametrize(
+    ("span", "says"),
+    [
+        (Span(segment_id="3", start_char=0, end_char=8), "not whole words"),  # "Data Dog" of "Data Dogmatic"
+        (Span(segment_id="2", start_char=0, end_char=8), "not 'Data Dog'"),
+        (Span(segment_id="9", start_char=0, end_char=3), "no segment '9'"),
+        (Span(segment_id="2", start_char=4, end_char=40), "outside"),
+    ],
+)
+def test_another_match_that_is_not_the_same_words_is_refused_and_nothing_is_written(
+    uow: FakeReviewUnitOfWork, review: ReviewService, span: Span, says: str
+) -> None:
+    uow.state.segments["t1"] = {"1": "logs to Data Dog today", "2": "the data dog alerts", "3": "Data Dogmatic"}
+    fix = ManualFix(user_id="ana", transcript_id="t1", segment_id="1", start_char=8, end_char=16, original="Data Dog",
+                    final="Datadog", entity_type="ORG", also=[span])  # fmt: skip
+    with pytest.raises(InvalidInputError, match=says):
+        review.manual_fix(fix)
+    assert uow.state.rows == {} and uow.state.memory == []
+    with pytest.raises(NotFoundError):
+        review.history("t1")
+
+
+def test_everyday_words_are_taught_narrow_unless_the_reviewer_widens_them(
+    uow: FakeReviewUnitOfWork, review: ReviewService
+) -> None:
+    three = uow.add("three", "III")
+    assert review.decide(suggestion_id=three, transcript_id="t1", action=ACCEPT).scope == MemoryScope.LIST
+    reiner = uow.add("Reiner", "Rainer")
+    assert review.decide(suggestion_id=reiner, transcript_id="t1", action=ACCEPT).scope == MemoryScope.USER
+    wide = uow.add("three", "3", transcript_id="t1")
+    chosen = review.decide(suggestion_id=wide, transcript_id="t1", action=ACCEPT, scope=MemoryScope.USER)
+    assert chosen.scope == MemoryScope.USER
+    with pytest.raises(InvalidInputError, match="no scope"):
+        review.decide(suggestion_id=uow.add("Cytova", "Cytiva"), transcript_id="t1", action=REJECT,
+                      scope=MemoryScope.USER)  # fmt: skip

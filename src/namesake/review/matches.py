@@ -13,6 +13,11 @@ def same_words(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
+def whole_words(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) begins and ends at word edges: "Data Dog" of "Data Dogmatic" is not a match."""
+    return not (start > 0 and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum())
+
+
 def other_matches(fix: ManualFix, spans: list[Span], texts: dict[str, str]) -> list[ManualFix]:
     """The fix at each other span, each checked against the transcript as analysed; InvalidInputError names the one
     that is not the same words (or not in the transcript)."""
@@ -27,6 +32,8 @@ def other_matches(fix: ManualFix, spans: list[Span], texts: dict[str, str]) -> l
         if not 0 <= span.start_char < span.end_char <= len(text):
             raise InvalidInputError(f"also[{i}]: offsets outside segment {span.segment_id!r}", field="also")
         heard = text[span.start_char : span.end_char]
+        if not whole_words(text, span.start_char, span.end_char):
+            raise InvalidInputError(f"also[{i}]: {heard!r} is not whole words of its segment", field="also")
         if not same_words(heard, fix.original):
             raise InvalidInputError(f"also[{i}]: the words there are {heard!r}, not {fix.original!r}", field="also")
         key = (span.segment_id, span.start_char, span.end_char)

@@ -58,7 +58,8 @@ class ReviewService:
     def _check_final(self, final: str) -> None:
         if len(final) > self.max_final_chars:
             raise InputTooLargeError(
-                f"final has {len(final)} characters, the limit is {self.max_final_chars}: write the name, not a sentence",
+                f"final has {len(final)} characters, the limit is {self.max_final_chars}: "
+                "write the name, not a sentence",
                 field="final",
             )
 

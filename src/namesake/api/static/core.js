@@ -16,8 +16,10 @@ export const state = {
   mode: "transcript",
   chain: Promise.resolve(),
   undo: [], // the last decisions, newest last: { transcriptId, ids, label }
-  byNeed: false, // J / K in the order that most needs a human: biggest groups, then lowest confidence
-  showFolded: false, // pending suggestions under the server's fold threshold are drawn and visited too
+  // J / K in the order that most needs a human (biggest groups, then lowest confidence); kept for the tab like the key
+  byNeed: sessionStorage.getItem("namesake.byNeed") === "true",
+  // pending suggestions under the server's fold threshold are drawn and visited too (z); kept for the tab
+  showFolded: sessionStorage.getItem("namesake.showFolded") === "true",
   single: null, // the pair key being decided one occurrence at a time (g), else null: a key decides the group
   history: [], // the open transcript's decisions as the server keeps them, newest first
   scopes: new Map(), // pair key → where the reviewer chose its lesson applies next (s), else the server's default
@@ -64,6 +66,15 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 export const cps = (text) => Array.from(text); // offsets are code points, as the API counts them
+
+// A span in its sentence: the words before, the span marked, the words after ("…" only where the text goes on).
+export function inSentence(text, start, end, around) {
+  const chars = cps(text);
+  const from = Math.max(0, start - around);
+  const to = Math.min(chars.length, end + around);
+  return [(from > 0 ? "…" : "") + chars.slice(from, start).join(""), el("mark", {}, chars.slice(start, end).join("")),
+    chars.slice(end, to).join("") + (to < chars.length ? "…" : "")];
+}
 export const enc = encodeURIComponent;
 
 // What makes occurrences one group, as the server's reopen.pair_of: the words heard (any case), the final.

@@ -110,14 +110,19 @@ export function ask({ title, original, value, type, scope, matches, submit }) {
   const dialog = $("#edit-dialog");
   const error = $("#edit-error");
   let chosen = scope;
+  let picked = false; // the reviewer chose a scope: the default no longer follows the final they type
   $("#edit-title").textContent = title;
   $("#edit-original").textContent = `Heard: ${original}`;
   $("#edit-final").value = value;
   $("#edit-type").replaceChildren(...TYPES.map((t) => el("option", { value: t, selected: t === type }, t)));
-  const drawScope = () => $("#edit-scope").replaceChildren(
-    scopeChoice(original, $("#edit-final").value.trim() || value, chosen, (v) => { chosen = v; }));
+  const drawScope = async () => {
+    const final = $("#edit-final").value.trim() || value;
+    if (!picked) chosen = (await loadDefaultScope(original, final)).scope;
+    if ($("#edit-final").value.trim() !== final && $("#edit-final").value.trim()) return; // typed on meanwhile
+    $("#edit-scope").replaceChildren(scopeChoice(original, final, chosen, (v) => { chosen = v; picked = true; }, false));
+  };
   drawScope();
-  $("#edit-final").oninput = drawScope;
+  $("#edit-final").oninput = () => { clearTimeout(drawScope.timer); drawScope.timer = setTimeout(drawScope, 250); };
   showMatches(matches);
   error.textContent = "";
   return new Promise((resolve) => {

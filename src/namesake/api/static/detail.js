@@ -1,7 +1,7 @@
 // The selected suggestion, explained: what it changes, why, where its lesson applies next, what one key decides.
 
 import { AGAINST, FLAGS, REASONS, SOURCES, STATUS } from "/review/assets/names.js";
-import { $, SCOPE_ORDER, api, cps, el, enc, isOpen, memoryKey, pairKey, scopeWords, state } from "/review/assets/core.js";
+import { $, SCOPE_ORDER, api, el, inSentence, isOpen, memoryKey, pairKey, scopeWords, state } from "/review/assets/core.js";
 
 const WHY_ORDER = Object.keys(REASONS);
 const GROUP_SHOWN = 8; // occurrences listed with their sentence before one key decides them all
@@ -42,12 +42,12 @@ export async function loadDefaultScope(original, final) {
 }
 
 // The scope choice: a select (s cycles it), and why the default is narrow when it is.
-export function scopeChoice(original, final, chosen, onChange) {
+export function scopeChoice(original, final, chosen, onChange, key = true) {
   const select = el("select", { id: "scope-select", "aria-label": "Where it applies next" },
     ...SCOPE_ORDER.map((v) => el("option", { value: v, selected: v === chosen }, scopeWords(v, final, state.view.user_id))));
   select.addEventListener("change", () => onChange(select.value));
   const box = el("p", { class: "scope", id: "detail-scope" }, el("label", { htmlFor: "scope-select" }, "Applies next to "),
-    select, " ", el("kbd", {}, "s"));
+    select, ...(key ? [" ", el("kbd", {}, "s")] : []));
   const dflt = state.defaults.get(pairKey({ original, final }));
   if (dflt?.everyday) {
     box.append(el("span", { class: "scope-note" },
@@ -61,10 +61,7 @@ function occurrences(group) {
   const texts = new Map(state.view.segments.map((g) => [g.id, g.text]));
   const items = group.slice(0, GROUP_SHOWN).map((j) => {
     const o = state.order[j];
-    const chars = cps(texts.get(o.segment_id) || "");
-    const before = chars.slice(Math.max(0, o.start_char - SAID_AROUND), o.start_char).join("");
-    const after = chars.slice(o.end_char, o.end_char + SAID_AROUND).join("");
-    return el("li", {}, `…${before}`, el("mark", {}, chars.slice(o.start_char, o.end_char).join("")), `${after}…`);
+    return el("li", {}, ...inSentence(texts.get(o.segment_id) || "", o.start_char, o.end_char, SAID_AROUND));
   });
   if (group.length > GROUP_SHOWN) items.push(el("li", { class: "hint" }, `and ${group.length - GROUP_SHOWN} more`));
   return el("ol", { class: "occurrences", id: "detail-occurrences" }, ...items);

@@ -1,7 +1,7 @@
 // Replace all: the other places of the transcript where the words fixed by hand were heard, each with its sentence.
 
 import { STATUS } from "/review/assets/names.js";
-import { $, cps, el, state } from "/review/assets/core.js";
+import { $, cps, el, inSentence, state } from "/review/assets/core.js";
 
 const WORD = /[\p{L}\p{N}]/u;
 const AROUND = 40; // characters of the sentence shown on each side of a match
@@ -41,12 +41,7 @@ export function otherMatches(span) {
 
 // The preview: each match in its sentence, the words that change marked.
 export function preview(matches) {
-  const items = matches.slice(0, SHOWN).map((m) => {
-    const chars = cps(m.text);
-    return el("li", {}, `…${chars.slice(Math.max(0, m.start_char - AROUND), m.start_char).join("")}`,
-      el("mark", {}, chars.slice(m.start_char, m.end_char).join("")),
-      `${chars.slice(m.end_char, m.end_char + AROUND).join("")}…`);
-  });
+  const items = matches.slice(0, SHOWN).map((m) => el("li", {}, ...inSentence(m.text, m.start_char, m.end_char, AROUND)));
   if (matches.length > SHOWN) items.push(el("li", { class: "hint" }, `and ${matches.length - SHOWN} more`));
   return items;
 }

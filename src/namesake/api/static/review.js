@@ -85,6 +85,7 @@ function showHelp() {
 
 function toggle(name, text) {
   state[name] = !state[name];
+  sessionStorage.setItem(`namesake.${name}`, String(state[name])); // a reload keeps how the reviewer reads
   if (!state.view) return;
   renderTranscript();
   say(text[state[name] ? 0 : 1]);
