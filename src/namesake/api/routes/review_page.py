@@ -15,8 +15,11 @@ from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
 # the page's modules (each under 400 lines), its style sheet and icon: only these names are served
-MODULES = ("review.js", "core.js", "queue.js", "transcript.js", "detail.js", "decide.js", "select.js", "memory.js",
-           "download.js", "history.js", "matches.js")
+MODULES = tuple(
+    f"{name}.js"
+    for name in ("review", "core", "queue", "transcript", "detail", "decide", "select", "memory", "download", "history",
+                 "matches")
+)  # fmt: skip
 ASSETS = {**dict.fromkeys(MODULES, "text/javascript"), "review.css": "text/css", "favicon.svg": "image/svg+xml"}
 # The page may load only its own files and talk only to this API: no CDN, no other host.
 HEADERS = {
