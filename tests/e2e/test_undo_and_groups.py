@@ -169,3 +169,67 @@ def test_a_fix_by_hand_over_a_suggestion_replaces_it_and_its_undo_brings_it_back
     refused = _post(client, "/v1/corrections", fix)
     assert refused.status_code == 409 and "undo it first" in refused.json()["error"]["message"]
     assert _memory(client) == {f"Backman→{backman['final']}": 1}
+
+
+def test_the_history_lists_each_decision_as_taken_and_what_undo_took_back(client: TestClient) -> None:
+    made = _analyze(client, "h-1")
+    cytova = [s["id"] for s in made if s["original"] == "Cytova"]
+    r = _post(client, "/v1/transcripts/h-1/decisions", {"action": "accept", "suggestion_ids": cytova, "scope": "list"})
+    assert r.status_code == 200 and r.json()["scope"] == "list"
+    reiner = _one(made, "Reiner")["id"]
+    _post(client, "/v1/transcripts/h-1/decisions", {"action": "reject", "suggestion_ids": [reiner]})
+    _post(client, "/v1/transcripts/h-1/reopen", {"suggestion_ids": [reiner]})
+    history = client.get("/v1/transcripts/h-1/history", headers=AUTH).json()
+    assert [(h["action"], h["label"], h["scope"], h["undone_at"] is not None) for h in history] == [
+        ("reject", "Reiner → Rainer", None, True),
+        ("accept", f"Cytova → Cytiva ({len(cytova)}×)", "list", False),
+    ]
+    taught = client.get("/v1/users/alice/corrections", headers=AUTH).json()
+    assert [(c["original"], c["scope"]) for c in taught] == [("Cytova", "list")]
+    assert client.get("/v1/transcripts/nope/history", headers=AUTH).status_code == 404
+
+
+def test_the_queue_counts_what_is_left_to_decide_and_progress_counts_transcripts_with_nothing_left(
+    settings: Settings, make_runtime: MakeRuntime
+) -> None:
+    s = tuned(settings, namesake_api_keys=[KEY], reliability_auto_apply_threshold=0.99)  # everything waits for review
+    with TestClient(create_app(s, make_runtime(s))) as client:
+        for tid in ("q-1", "q-2"):
+            _analyze(client, tid)
+        queue = {t["transcript_id"]: t["counts"] for t in client.get("/v1/transcripts", headers=AUTH).json()}
+        assert all(0 < c["to_decide"] <= c["pending"] for c in queue.values()), queue
+        progress = client.get("/v1/review/progress", headers=AUTH).json()
+        assert progress == {"transcripts": 2, "reviewed": 0, "to_review": 2}
+        pending = [x["id"] for x in client.get("/v1/transcripts/q-1/suggestions", headers=AUTH).json()
+                   if x["status"] == "pending"]  # fmt: skip
+        r = _post(client, "/v1/transcripts/q-1/decisions", {"action": "reject", "suggestion_ids": pending})
+        assert r.status_code == 200
+        assert client.get("/v1/review/progress?user_id=alice", headers=AUTH).json()["reviewed"] == 1
+        assert client.get("/v1/review/progress?user_id=bob", headers=AUTH).json()["transcripts"] == 0
+
+
+def test_the_default_scope_is_narrow_for_everyday_words_and_bad_input_writes_nothing(client: TestClient) -> None:
+    _analyze(client, "s-1")
+    ask = lambda original, final: client.get(  # noqa: E731
+        "/v1/review/scope", params={"original": original, "final": final, "transcript_id": "s-1"}, headers=AUTH
+    )
+    assert ask("three", "III").json() == {"scope": "list", "everyday": True}
+    assert ask("Reiner", "Rainer").json() == {"scope": "user", "everyday": False}
+    assert ask("three", "III").status_code == 200 and ask("", "III").status_code == 422
+    fix = {"user_id": "alice", "transcript_id": "s-1", "segment_id": "2", "start_char": 0, "end_char": 6,
+           "original": "Cytova", "final": "Cytiva", "entity_type": "ORG", "segment_text": TEXT[2],
+           "also": [{"segment_id": "3", "start_char": 0, "end_char": 2}]}  # fmt: skip
+    r = _post(client, "/v1/corrections", fix)
+    assert (
+        r.status_code == 422 and r.json()["error"]["field"] == "also" and "not 'Cytova'" in r.json()["error"]["message"]
+    )
+    bad_scope = _post(client, "/v1/corrections", {**fix, "also": [], "scope": "everywhere"})
+    assert bad_scope.status_code == 422 and "scope" in bad_scope.text
+    assert client.get("/v1/users/alice/corrections", headers=AUTH).json() == []
+    assert client.get("/v1/transcripts/s-1/history", headers=AUTH).json() == []
+    at = TEXT[2].index("Cytova", 1)
+    good = {**fix, "also": [{"segment_id": "2", "start_char": at, "end_char": at + 6}, {"segment_id": "3",
+            "start_char": TEXT[3].index("Cytova"), "end_char": TEXT[3].index("Cytova") + 6}]}  # fmt: skip
+    r = _post(client, "/v1/corrections", good)
+    assert r.status_code == 201, r.text
+    assert (r.json()["scope"], len(r.json()["also"])) == ("user", 2)
