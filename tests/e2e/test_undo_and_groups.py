@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -233,3 +234,19 @@ def test_the_default_scope_is_narrow_for_everyday_words_and_bad_input_writes_not
     r = _post(client, "/v1/corrections", good)
     assert r.status_code == 201, r.text
     assert (r.json()["scope"], len(r.json()["also"])) == ("user", 2)
+
+
+def test_an_analysis_that_applies_a_taught_fix_by_itself_renews_it(client: TestClient) -> None:
+    made = _analyze(client, "r-1")
+    cytova = [s["id"] for s in made if s["original"] == "Cytova"]
+    assert (
+        _post(client, "/v1/transcripts/r-1/decisions", {"action": "accept", "suggestion_ids": cytova}).status_code
+        == 200
+    )
+    [before] = client.get("/v1/users/alice/corrections", headers=AUTH).json()
+    again = _analyze(client, "r-2")
+    applied = [s for s in again if s["original"] == "Cytova" and s["status"] == "auto_applied"]
+    assert applied and all(s["signals"].get("remembered", 0) > 0 for s in applied)
+    [after] = client.get("/v1/users/alice/corrections", headers=AUTH).json()
+    assert datetime.fromisoformat(after["applies_until"]) > datetime.fromisoformat(before["applies_until"])
+    assert after["frequency"] == before["frequency"]  # renewed, not taught again

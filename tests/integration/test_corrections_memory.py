@@ -315,6 +315,36 @@ def test_a_taught_fix_applies_until_its_date_and_teaching_it_again_renews_it(mem
     assert row["state"] == "expired" and row["applies_until"] is None  # said, not silently listed as active
 
 
+def test_a_fix_applied_by_itself_every_week_for_three_months_still_applies(memory: Runtime) -> None:
+    """Each weekly call applies the fix (the analysis renews what it applied); one never applied again expires."""
+    from namesake.corrections_memory.repository import active_corrections
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    clock = {"now": start}
+    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings,
+                                    clock=lambda: clock["now"])  # fmt: skip
+
+    def applies(at: datetime, original: str) -> bool:
+        reader = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings, clock=lambda: at)
+        cand = _cand(original)
+        reader.boost("u1", [cand])
+        in_pg = any(c.original == original for c in active_corrections(memory.db, "u1", now=at))
+        assert in_pg == (cand.memory_score is not None)  # both stores agree on the date
+        return in_pg
+
+    writer.record(_fix(source_suggestion_id="a"))  # Mitnou → MeetNoo: applied every week
+    writer.record(_fix(original="Zorbex", final="Zorblax", source_suggestion_id="b"))  # never applied again
+    for week in range(1, 14):
+        clock["now"] = start + timedelta(weeks=week)
+        assert applies(clock["now"], "Mitnou"), f"week {week}"
+        assert writer.renew_applied("u1", [("mitnou", "MeetNoo")]) == 1  # as the analysis that applied it does
+    assert clock["now"] - start >= timedelta(days=90)
+    assert not applies(clock["now"], "Zorbex")  # taught once, 30 days: gone long ago
+    assert writer.renew_applied("u1", [("Zorbex", "Zorblax")]) == 0  # an expired fix did not apply: not renewed
+    [row] = [c for c in list_corrections(memory.db, "u1", now=clock["now"]) if c["original"] == "Mitnou"]
+    assert row["state"] == "applying" and row["frequency"] == 1  # renewed, not counted as taught again
+
+
 def test_a_reinforcement_racing_a_supersede_becomes_a_new_correction_not_a_503(memory: Runtime) -> None:
     """ "Steffy" finds "Steffi"'s row (cosine 0.957, same final) just before "Steffi" is given another final."""
     import threading

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -30,11 +31,14 @@ from namesake.corrections_memory.scope import listed_values, split_by_scope
 from namesake.reliability.apply import corrected_segments, suggestion_counts
 from namesake.reliability.canonical import validate_entities
 from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
+from namesake.reliability.memory_policy import from_memory
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.reviewed import ReviewedTranscript, TimedSegment, reviewed
-from namesake.reliability.types import Candidate, Suggestion
+from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher, index_canonical_entities
 from namesake.transcripts.store import TranscriptStore, TranscriptView
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -93,7 +97,9 @@ class AnalysisService:
         transcripts: TranscriptStore,
         enricher: ReliabilityRagEnricher,
         booster: MemoryBooster | None = None,
+        renew: Callable[[str, list[tuple[str, str]]], int] | None = None,
     ) -> None:
+        self.renew = renew  # the memory's fixes applied by themselves apply for longer (writer.renew_applied)
         self.runtime = runtime
         self.transcripts = transcripts
         self.enricher = enricher
@@ -165,6 +171,7 @@ class AnalysisService:
         out = self.transcripts.save_suggestions(
             prepared.transcript_id, kept, contexts, prepared.segments, user_id=prepared.inputs.user_id
         )
+        self._renew_applied(prepared.inputs.user_id, out)
         io_seconds = prepared.seconds + time.perf_counter() - t0
         stats.stage_seconds["fetch"] = round(io_seconds, 4)
         stats_json = stats.as_dict()
@@ -173,6 +180,16 @@ class AnalysisService:
         seconds = io_seconds + sum(v for k, v in stats.stage_seconds.items() if k != "fetch")
         corrected = corrected_segments(prepared.inputs.segments, out)
         return AnalysisResult(prepared.transcript_id, stats.mode, seconds, out, stats_json, corrected)
+
+    def _renew_applied(self, user_id: str | None, out: list[Suggestion]) -> None:
+        """A taught fix applied by itself in this run keeps applying: its quarantine starts again, as if taught."""
+        applied = [(s.original, s.final) for s in out if s.status == SuggestionStatus.AUTO_APPLIED and from_memory(s)]
+        if self.renew is None or not user_id or not applied:
+            return
+        try:
+            self.renew(user_id, applied)
+        except NamesakeError as exc:  # the analysis stands; the fix renews the next time it is applied
+            log.warning("could not renew the memory's applied fixes: %s", exc.message)
 
     def analyze(self, transcript: TranscriptIn | CheckedTranscript, *, user_id: str | None = None) -> AnalysisResult:
         """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""

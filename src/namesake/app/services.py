@@ -124,4 +124,5 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s, partial(promoted_vocabulary, runtime.db))
     review = ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds))
-    return Services(runtime, AnalysisService(runtime, transcripts, enricher, reader), review, writer, m)
+    analysis = AnalysisService(runtime, transcripts, enricher, reader, renew=writer.renew_applied)
+    return Services(runtime, analysis, review, writer, m)

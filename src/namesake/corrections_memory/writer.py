@@ -325,6 +325,37 @@ class CorrectionMemoryWriter:
         outcome = WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome
         return WriteResult(outcome, row.id, point_id, 1)
 
+    def renew_applied(self, user_id: str, pairs: list[tuple[str, str]]) -> int:
+        """Fixes the pipeline just applied by themselves apply for another QUARANTINE_DAYS, like fixes taught again: a
+        fix that keeps working does not expire. `pairs` are (original, final) as applied; returns how many renewed."""
+        wanted = {(normalise(o), normalise(f)) for o, f in pairs}
+        if not wanted:
+            return 0
+        until = self.applies_until()
+        with self.unit() as work:
+            rows = work.session.scalars(
+                select(CorrectionMirror)
+                .where(
+                    CorrectionMirror.user_id == user_id,
+                    CorrectionMirror.status == CorrectionStatus.ACTIVE,
+                    CorrectionMirror.promoted_to_canonical.is_(False),
+                    CorrectionMirror.quarantine_until > self.clock(),  # an expired fix did not apply: not renewed
+                    CorrectionMirror.original_norm.in_({o for o, _ in wanted}),
+                )
+                .with_for_update()
+            ).all()
+            renewed = [row for row in rows if (row.original_norm, row.final_norm) in wanted]
+            for row in renewed:
+                work.undo.append(self._payload_back(row.qdrant_point_id, int(row.quarantine_until.timestamp())))
+                row.quarantine_until = until
+                self.store.set_payload(CORRECTIONS_COLLECTION, [row.qdrant_point_id],
+                                       {"quarantine_until": int(until.timestamp())})  # fmt: skip
+        return len(renewed)
+
+    def _payload_back(self, point: uuid.UUID, quarantine_until: int) -> Callable[[], None]:
+        """The compensation of a renewal: the point's old date back."""
+        return lambda: self.store.set_payload(CORRECTIONS_COLLECTION, [point], {"quarantine_until": quarantine_until})
+
     def applies_until(self) -> datetime:
         """When a correction taught now stops applying unless taught again or promoted before then."""
         return self.clock() + timedelta(days=self.settings.reliability_corrections_memory_quarantine_days)

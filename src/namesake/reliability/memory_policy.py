@@ -14,7 +14,14 @@ from pathlib import Path
 from namesake.core.settings import Settings
 from namesake.core.text import compact, normalise
 from namesake.reliability.trees import TreeModel
-from namesake.reliability.types import DISPOSITION_RANK, Candidate, CandidateSource, Disposition, RememberedCorrection
+from namesake.reliability.types import (
+    DISPOSITION_RANK,
+    Candidate,
+    CandidateSource,
+    Disposition,
+    RememberedCorrection,
+    Suggestion,
+)
 
 # What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
 # often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,
@@ -298,3 +305,8 @@ def policy_features(audit: dict[str, float], evidence: float) -> dict[str, float
         "lm_gain": audit.get("lm_gain", 0.0),
         "memory_score": audit.get("memory_score", 0.0),
     }
+
+
+def from_memory(s: Suggestion) -> bool:
+    """Whether the user's memory made or backed the suggestion: what its being applied renews."""
+    return s.source == CandidateSource.MEMORY or float(s.signals.get("remembered", 0.0)) > 0

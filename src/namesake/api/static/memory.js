@@ -31,9 +31,9 @@ export async function openMemory(more = false, named = null, push = true) {
   renderMemory();
 }
 
-// Until when a taught fix applies (teaching it again renews it), or why it no longer does.
+// Until when a taught fix applies (teaching it again, or its being applied by itself, renews it), or why not.
 function applies(c) {
-  if (c.state === "applying") return `until ${new Date(c.applies_until).toLocaleDateString()}`;
+  if (c.state === "applying") return `until ${new Date(c.applies_until).toLocaleDateString()}, renewed each time it applies`;
   return { promoted: "always (promoted)", expired: "expired: teach it again", superseded: "replaced" }[c.state] || "";
 }
 
