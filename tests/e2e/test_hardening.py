@@ -121,3 +121,19 @@ def test_an_analysis_at_the_limits_finishes_within_its_budget(settings: Settings
     run_stages(PipelineInputs([segment], lists), settings)
     # 13 s and 4.5 s on a busy 2-core machine; quadratic in an entry's words it took minutes
     assert time.perf_counter() - t0 < 30
+
+
+def test_past_the_analysis_queue_limit_a_request_is_told_busy_at_once_and_when_to_retry(
+    settings: Settings, make_runtime: MakeRuntime
+) -> None:
+    s = tuned(settings, analysis_queue_limit=1)
+    body = {"transcript_id": "busy-1", "segments": [{"id": "1", "text": "Thanks to Reiner Blair."}],
+            "canonical_entities": {"persons": ["Rainer Blair"]}}  # fmt: skip
+    with TestClient(create_app(s, make_runtime(s))) as client:
+        admission = client.app.state.services.admission  # type: ignore[attr-defined]
+        with admission.admitted():  # one analysis in progress: the queue is full
+            r = client.post("/v1/reliability/analyze", json=body)
+        assert r.status_code == 503 and r.json()["error"]["code"] == "BUSY"
+        assert int(r.headers["Retry-After"]) >= 1 and "ANALYSIS_QUEUE_LIMIT=1" in r.json()["error"]["message"]
+        assert client.get("/v1/transcripts").json() == []  # nothing was started
+        assert client.post("/v1/reliability/analyze", json=body).status_code == 200  # room again

@@ -63,3 +63,46 @@ def test_sigterm_stops_the_server_and_its_embedded_postgresql(tmp_path: Path) ->
         if server.poll() is None:
             server.kill()
         log.close()
+
+
+@pytest.mark.slow
+def test_analyze_sends_its_work_to_the_server_on_the_data_dir_and_local_still_refuses(tmp_path: Path) -> None:
+    port, data = free_port(), tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NAMESAKE_URL")}
+    env |= {"NAMESAKE_DATA_DIR": str(data)}
+    log = (tmp_path / "serve.log").open("w")
+    cli = str(Path(sys.executable).parent / "namesake")
+    server = subprocess.Popen([cli, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=log,
+                              text=True)  # fmt: skip
+    call = {"user_id": "ana", "segments": [{"id": "1", "text": "Thanks to Reiner Blair and the Cytova team."}],
+            "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]}}  # fmt: skip
+    try:
+        _wait_until_ready(server, port, tmp_path / "serve.log")
+        assert json.loads((data / "serve.json").read_text())["url"] == f"http://127.0.0.1:{port}"
+        by_route = httpx.post(f"http://127.0.0.1:{port}/v1/reliability/analyze", json={**call, "transcript_id": "a"},
+                              timeout=60).json()  # fmt: skip
+        (tmp_path / "b.json").write_text(json.dumps({**call, "transcript_id": "b"}))
+        t0 = time.monotonic()
+        sent = subprocess.run([cli, "analyze", str(tmp_path / "b.json")], env=env, capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        took = time.monotonic() - t0
+        assert sent.returncode == 0, sent.stderr
+        assert f"the server at http://127.0.0.1:{port}" in sent.stderr
+        by_cli = json.loads(sent.stdout)
+
+        def same(body: dict[str, object]) -> object:
+            keep = ("segment_id", "start_char", "end_char", "original", "final", "entity_type", "confidence", "status")
+            return ([{k: s[k] for k in keep} for s in body["suggestions"]], body["corrected_segments"], body["mode"])  # type: ignore[attr-defined, index]
+
+        assert same(by_cli) == same(by_route) and by_cli["suggestions"]
+        assert set(by_cli) == set(by_route)  # the route's answer, as it wrote it
+        print(f"forwarded one-file analyze: {took:.2f} s")
+        local = subprocess.run([cli, "analyze", "--local", str(tmp_path / "b.json")], env=env, capture_output=True,
+                               text=True, timeout=300)  # fmt: skip
+        assert local.returncode != 0 and "namesake serve" in local.stderr and local.stdout == ""
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=60)
+        log.close()
+    assert not (data / "serve.json").exists()  # gone with the server

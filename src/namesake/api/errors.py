@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from namesake.core.errors import (
+    BusyError,
     ConflictError,
     ForbiddenError,
     GoneError,
@@ -70,6 +71,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(NamesakeError)
     async def _namesake(request: Request, exc: NamesakeError) -> JSONResponse:
+        if isinstance(exc, BusyError):  # said as it is: nothing failed, the client should come back
+            headers = {"Retry-After": str(exc.retry_after)}
+            return JSONResponse(error_body(exc.code, exc.message, None), 503, headers=headers)
         status = status_of(exc)
         if status >= 500:
             # the details (SQL, parameters, hosts) go to the log under the request id, never to the client

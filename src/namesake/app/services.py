@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from namesake.adapters.runtime import Runtime
 from namesake.analysis.service import AnalysisService
+from namesake.app.admission import Admission
 from namesake.app.metrics import Metrics
 from namesake.core.errors import NamesakeError
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
@@ -41,6 +42,7 @@ class Services:
     review: ReviewService
     writer: CorrectionMemoryWriter  # a correction recorded directly (benches, tests), outside a review
     metrics: Metrics
+    admission: Admission = field(default_factory=lambda: Admission(8))  # analyses held at once (HTTP)
 
     def promote(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
         """The promotion job, counted in the metrics however it was started (HTTP, CLI, scheduler)."""
@@ -125,4 +127,4 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s, partial(promoted_vocabulary, runtime.db))
     review = ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds))
     analysis = AnalysisService(runtime, transcripts, enricher, reader, renew=writer.renew_applied)
-    return Services(runtime, analysis, review, writer, m)
+    return Services(runtime, analysis, review, writer, m, Admission(s.analysis_queue_limit))

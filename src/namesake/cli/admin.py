@@ -31,6 +31,7 @@ from namesake.cli.base import (
     users_app,
     vocab_app,
 )
+from namesake.cli.forward import announced
 
 
 @db_app.command("upgrade")
@@ -84,7 +85,9 @@ def serve(
     from namesake.core.logs import configure_logging
 
     configure_logging()
-    uvicorn.run(create_app(_settings()), host=host, port=port, log_config=None)
+    settings = _settings()
+    with announced(settings, host, port):  # `namesake analyze` on this data dir sends its work here
+        uvicorn.run(create_app(settings), host=host, port=port, log_config=None)
 
 
 @jobs_app.command("promote")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 from namesake.cli.base import _check_id, _checked_models, _fail, _open_services, _settings, _stage_pool, app, err, out
+from namesake.cli.forward import Answered, Refused, analyse_remotely, client_key, running_server
 
 # Below this many transcripts, starting worker processes costs more than it saves.
 PARALLEL_FROM = 8
@@ -71,6 +72,14 @@ def analyze(
             "(default: recognised by its shape).",
         ),
     ] = None,
+    local: Annotated[
+        bool,
+        typer.Option(
+            "--local",
+            help="Analyse in this process even when a server runs (NAMESAKE_URL, or `namesake serve` on this data "
+            "dir): by default the work is sent to it, and the output is the same.",
+        ),
+    ] = False,
 ) -> None:
     """Analyse transcripts and print their suggestions (the benchmark's predictions format), or --apply them.
 
@@ -87,6 +96,13 @@ def analyze(
         err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
     good = [x.checked for x in lines if x.checked is not None]
+    url = None if local or not good else running_server(settings)
+    if url is not None:
+        failed = _forwarded(lines, url, client_key(settings), user, apply, fmt)
+        if failed:
+            err.print(f"error: {failed} of {len(lines)} transcripts could not be analysed", markup=False)
+            raise typer.Exit(2)
+        return
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(good) >= PARALLEL_FROM else 1
     failed = 0
@@ -104,18 +120,51 @@ def analyze(
                 if outcome is None or isinstance(outcome, (NamesakeError, AnalysisFailure)):
                     failed += 1
                     _report_failure(line.given.where, outcome, fmt)
-                elif apply:
-                    _write(_applied(line, outcome))
-                elif fmt is OutputFormat.jsonl:
-                    _write(outcome.as_json())
                 else:
-                    out.print(_suggestion_table(outcome.transcript_id, outcome.mode, outcome.suggestions))
+                    _print_result(line, outcome, apply, fmt)
                 bar.advance()
         except NamesakeError as exc:
             raise _fail(exc) from exc
     if failed:
         err.print(f"error: {failed} of {len(lines)} transcripts could not be analysed", markup=False, highlight=False)
         raise typer.Exit(2)
+
+
+def _print_result(line: InputLine, result: AnalysisResult | Answered, apply: bool, fmt: OutputFormat) -> None:
+    """One transcript's result as asked: the input with its fixes written in, a JSON line, or a table."""
+    if apply:
+        _write(_applied(line, result))
+    elif fmt is OutputFormat.jsonl:
+        _write(result.as_json())
+    else:
+        out.print(_suggestion_table(result.transcript_id, result.mode, result.suggestions))
+
+
+def _forwarded(
+    lines: list[InputLine], url: str, key: str | None, user: str | None, apply: bool, fmt: OutputFormat
+) -> int:
+    """Send each checked transcript to the server and print its answer as a local run would; how many failed."""
+    send = analyse_remotely(url, key)
+    err.print(f"analysing with the server at {url} (--local analyses here)", markup=False, highlight=False)
+    failed = 0
+    with progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar:
+        for line in lines:
+            if line.checked is None:
+                failed += 1
+                _report_failure(line.given.where, line.error, fmt)
+            else:
+                body = line.checked.transcript.model_dump(mode="json", exclude_none=True)
+                if user is not None:
+                    body["user_id"] = user
+                try:
+                    _print_result(line, send(body), apply, fmt)
+                except Refused as exc:
+                    failed += 1
+                    _report_failure(line.given.where, exc, fmt)
+                except NamesakeError as exc:
+                    raise _fail(exc) from exc
+            bar.advance()
+    return failed
 
 
 def _write(body: dict[str, Any]) -> None:
@@ -139,7 +188,7 @@ def _report_failure(where: str, outcome: NamesakeError | AnalysisFailure | None,
         _write(body)
 
 
-def _applied(line: InputLine, result: AnalysisResult) -> dict[str, Any]:
+def _applied(line: InputLine, result: AnalysisResult | Answered) -> dict[str, Any]:
     """The transcript as it was given, its applied and decided fixes written in: ready for the next step of a
     pipeline (an engine's document keeps its shape, its times and its words, re-cut under a fix)."""
     if line.given.document is not None:

@@ -136,3 +136,13 @@ class ForbiddenError(NamesakeError):
     """The API key presented is not one of NAMESAKE_API_KEYS."""
 
     code = "FORBIDDEN"
+
+
+class BusyError(NamesakeError):
+    """Too many analyses are already waiting for the model: 503 with `Retry-After`, nothing was started."""
+
+    code = "BUSY"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

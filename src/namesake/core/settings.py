@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     # rebuildable files shared by every process of the machine (the language model's weights, ~540 MB; word pairs)
     namesake_cache_dir: Path = Field(default_factory=default_cache_dir)
     namesake_api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # a running server `namesake analyze` sends its work to (else the `namesake serve` holding the data dir, if any)
+    namesake_url: str | None = None
+    namesake_api_key: str | None = None  # the key the CLI sends it (default: the first admin key above)
     # origins of review pages served elsewhere (comma-separated); empty: same origin only
     namesake_cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     database_url: str | None = None
@@ -112,6 +115,8 @@ class Settings(BaseSettings):
     reliability_edge_forms: bool = True
     # the review page folds pending suggestions below this confidence behind a count (docs/review.md)
     review_fold_below: Unit = 0.30
+    # analyses a server holds at once (running or waiting for the model); one more is answered 503 BUSY at once
+    analysis_queue_limit: Positive = 8
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/fit/calibrate.py, or RELIABILITY_SCORER_MODEL), or

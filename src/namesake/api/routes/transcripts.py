@@ -40,7 +40,7 @@ def put_canonical_entities(
     return IndexedOut(transcript_id=transcript_id, chunks=chunks, values=sum(len(v) for v in lists.values()))
 
 
-@router.post("/reliability/analyze", responses=errors(409, 410, 413, 415))
+@router.post("/reliability/analyze", responses=errors(409, 410, 413, 415, 503))
 def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
     """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
     stored = body.model_copy(
@@ -49,7 +49,8 @@ def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> Analy
             "user_id": scope.user(body.user_id),
         }
     )
-    result = services.analysis.analyze(stored)
+    with services.admission.admitted():  # past ANALYSIS_QUEUE_LIMIT: 503 BUSY with Retry-After, nothing started
+        result = services.analysis.analyze(stored)
     services.metrics.observe_analysis(result.stats)
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
 
