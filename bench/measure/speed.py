@@ -162,7 +162,15 @@ def main() -> None:
     only = ap.add_mutually_exclusive_group()
     only.add_argument("--throughput-only", action="store_true", help="skip the per-call latency tables")
     only.add_argument("--latency-only", action="store_true", help="skip the whole-file throughput table")
+    only.add_argument("--footprint", action="store_true", help="only the footprint rows (bench/measure/footprint.py)")
     a = ap.parse_args()
+    if a.footprint:
+        from bench.measure.footprint import ROWS, measure
+
+        now = measure(None, 20)
+        for label, key, unit, target in ROWS:
+            print(f"| {label.replace('N clients', '20 clients')} | {now[key]:.2f} {unit} | {target} |")
+        return
     split = bench_file(a.file)
     with gzip.open(split, "rt") as fh:
         transcripts = [json.loads(line) for _, line in zip(range(8), fh, strict=False)]

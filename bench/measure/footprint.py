@@ -1,0 +1,156 @@
+"""Footprint: what a one-file run and a server cost in time and memory, as a user runs them.
+
+Rows: cold one-file `namesake analyze` (a fresh data dir, the caches warm), `namesake serve` ready (to /readyz),
+its resident memory idle after one small analysis, one-file `namesake analyze` forwarded to that server, and 20
+clients analysing at once (p50 / p95, and how many were told BUSY). With --baseline-src the same rows for another
+source tree (a checkout's `src/`), in the same run: ratios, since the machine is shared.
+
+Usage: python -m bench.measure.footprint [--baseline-src /path/to/checkout/src] [--clients 20] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+from bench.measure.coldstart import _free_port
+
+ONE = {
+    "transcript_id": "one",
+    "user_id": "ana",
+    "segments": [{"id": "1", "text": "Thanks to Reiner Blair and the Cytova team for the numbers."}],
+    "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]},
+}
+PYTHON = sys.executable
+
+
+def _env(src: str | None, data: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NAMESAKE_URL", "PYTHONPATH")}
+    env["NAMESAKE_DATA_DIR"] = str(data)
+    if src:
+        env["PYTHONPATH"] = src
+    return env
+
+
+def _cli(env: dict[str, str], *args: str, may_fail: bool = False) -> tuple[float, float, str]:
+    """Wall seconds, peak resident MB of the command (its children included) and its stderr; NaN seconds for a
+    command that fails when `may_fail` (a baseline without the feature)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    done = subprocess.run([PYTHON, "-m", "namesake", *args], env=env, capture_output=True, text=True, timeout=900)
+    took = time.perf_counter() - t0
+    if done.returncode != 0 and may_fail:
+        return float("nan"), float("nan"), done.stderr
+    if done.returncode != 0:
+        raise SystemExit(f"namesake {' '.join(args)} failed: {done.stderr[-800:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return took, max(peak, before) / 1024, done.stderr
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def measure(src: str | None, clients: int) -> dict[str, float]:
+    """Every row for one source tree, each on a fresh data dir."""
+    row: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one.json"
+        one.write_text(json.dumps(ONE))
+        row["cold_cli_s"], row["cold_cli_peak_mb"], _ = _cli(_env(src, Path(tmp) / "cold"), "analyze", str(one))
+        data, port = Path(tmp) / "served", _free_port()
+        env = _env(src, data)
+        t0 = time.perf_counter()
+        server = subprocess.Popen([PYTHON, "-m", "namesake", "serve", "--port", str(port)], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        base = f"http://127.0.0.1:{port}"
+        try:
+            while True:
+                try:
+                    if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if server.poll() is not None or time.perf_counter() - t0 > 600:
+                    raise SystemExit("the server did not become ready")
+                time.sleep(0.1)
+            row["serve_ready_s"] = time.perf_counter() - t0
+            httpx.post(f"{base}/v1/reliability/analyze", json=ONE, timeout=120).raise_for_status()
+            time.sleep(2)
+            row["idle_rss_mb"] = _rss_mb(server.pid)
+            forwarded = [_cli(env, "analyze", str(one), may_fail=src is not None)[0] for _ in range(3)]
+            row["forwarded_cli_s"] = sorted(forwarded)[1]
+            row.update(_load(base, clients))
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    return row
+
+
+def _load(base: str, clients: int) -> dict[str, float]:
+    """Each client analyses its own small transcript at once, three times: latencies and BUSY answers."""
+
+    def one_client(i: int) -> list[tuple[float, int]]:
+        out = []
+        with httpx.Client(base_url=base, timeout=600) as c:
+            for k in range(3):
+                t0 = time.perf_counter()
+                r = c.post(
+                    "/v1/reliability/analyze", json={**ONE, "transcript_id": f"load-{i}-{k}", "user_id": f"u{i}"}
+                )
+                out.append((time.perf_counter() - t0, r.status_code))
+        return out
+
+    with ThreadPoolExecutor(clients) as pool:
+        answers = [a for part in pool.map(one_client, range(clients)) for a in part]
+    ok = [t for t, status in answers if status == 200]
+    return {"load_p50_s": _pct(ok, 0.5), "load_p95_s": _pct(ok, 0.95),
+            "load_busy": float(sum(status == 503 for _, status in answers))}  # fmt: skip
+
+
+ROWS = [
+    ("cold one-file `namesake analyze` (no server)", "cold_cli_s", "s", "≤ 3 s"),
+    ("  its peak resident memory", "cold_cli_peak_mb", "MB", "≤ 1,200 MB"),
+    ("`namesake serve` ready", "serve_ready_s", "s", "≤ 5 s"),
+    ("  idle resident memory (the server process)", "idle_rss_mb", "MB", "≤ 1,000 MB"),
+    ("one-file `namesake analyze`, forwarded to it", "forwarded_cli_s", "s", "≤ 1 s"),
+    ("N clients at once: p50", "load_p50_s", "s", ""),
+    ("  p95", "load_p95_s", "s", ""),
+    ("  answered BUSY", "load_busy", "", ""),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline-src", help="another checkout's src/ to measure alongside (the baseline)")
+    ap.add_argument("--clients", type=int, default=20)
+    args = ap.parse_args()
+    now = measure(None, args.clients)
+    before = measure(args.baseline_src, args.clients) if args.baseline_src else None
+    print(f"| row | {'baseline | ' if before else ''}now | target |")
+    print(f"|---|{'---|' if before else ''}---|---|")
+    for label, key, unit, target in ROWS:
+        cells = ([f"{before[key]:.2f} {unit}"] if before else []) + [f"{now[key]:.2f} {unit}"]
+        print(f"| {label.replace('N clients', f'{args.clients} clients')} | {' | '.join(cells)} | {target} |")
+
+
+if __name__ == "__main__":
+    main()
