@@ -81,6 +81,13 @@ function sureness(s, taught, folded) {
   return folded ? `${pct}, low: folded` : pct;
 }
 
+const detailScope = (s) => scopeChoice(s.original, s.final, scopeOf(s), (v) => { state.scopes.set(pairKey(s), v); });
+
+// The selected suggestion's scope choice drawn again (its default arrived), nothing else replaced.
+export function redrawScope(s) {
+  $("#detail-scope")?.replaceWith(detailScope(s));
+}
+
 export function button(label, key, extra = "") {
   const b = el("button", { type: "button", "data-key": key, class: extra }, `${label} `, el("kbd", {}, key));
   b.addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key })));
@@ -117,7 +124,7 @@ export function renderDetail(s, { group, position, folded, single, done }) {
     if (!single) parts.push(occurrences(group));
   }
   if (open) {
-    parts.push(scopeChoice(s.original, s.final, scopeOf(s), (v) => { state.scopes.set(pairKey(s), v); }));
+    parts.push(detailScope(s));
     parts.push(el("div", { class: "actions" }, button("Accept", "a"), button("Edit", "e"),
       button(s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject", "r"), button("Undo", "u")));
   } else {

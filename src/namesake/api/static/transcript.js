@@ -2,7 +2,7 @@
 
 import { FOLD_BELOW, STATUS } from "/review/assets/names.js";
 import { $, api, cps, el, enc, isOpen, memoryKey, pairKey, say, state } from "/review/assets/core.js";
-import { doneBanner, fromMemory, loadDefaultScope, renderDetail } from "/review/assets/detail.js";
+import { doneBanner, fromMemory, loadDefaultScope, redrawScope, renderDetail } from "/review/assets/detail.js";
 import { loadHistory } from "/review/assets/history.js";
 import { renderQueue } from "/review/assets/queue.js";
 import { showMode, writeUrl } from "/review/assets/review.js";
@@ -173,8 +173,8 @@ export function select(i, scroll = true) {
   const view = { group, position, folded: folded(s), single: state.single === pairKey(s), done };
   renderDetail(s, view);
   if (isOpen(s) && !state.defaults.has(pairKey(s))) {
-    // the default scope comes from the server: drawn again once it is known, if still selected
-    loadDefaultScope(s.original, s.final).then(() => { if (state.order[state.current] === s) renderDetail(s, view); });
+    // the default scope comes from the server: its choice is drawn again once known, the rest left as it is
+    loadDefaultScope(s.original, s.final).then(() => { if (state.order[state.current] === s) redrawScope(s); });
   }
   writeUrl(false);
 }
