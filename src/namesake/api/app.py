@@ -21,6 +21,7 @@ from namesake.api import errors
 from namesake.api.deps import require_admin, require_key
 from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
 from namesake.api.schemas import errors as error_responses
+from namesake.app.address import announce, withdraw
 from namesake.app.metrics import Metrics
 from namesake.app.scheduler import start_scheduler
 from namesake.app.services import build_services
@@ -63,10 +64,13 @@ def _json_unsaid(request: Request, raw: bytes) -> Response | None:
     return None
 
 
-def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, runtime: Runtime | None = None, address: tuple[str, int] | None = None
+) -> FastAPI:
     """Build the app (settings from the environment when not given: `uvicorn --factory namesake.api.app:create_app`).
 
-    The lifespan opens the stores unless a runtime is handed in (tests).
+    The lifespan opens the stores unless a runtime is handed in (tests); with an `address` (`namesake serve`), it
+    says where it listens in the data dir once ready, and takes it back when it stops.
     """
     settings = settings or get_settings()
     metrics = Metrics()
@@ -83,8 +87,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 await run_in_threadpool(warm_up, rt)
             if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
+            if address is not None:
+                announce(settings, *address)
             yield
         finally:
+            if address is not None:
+                withdraw(settings)
             if scheduler is not None:
                 scheduler.shutdown(wait=True)
             if owned:

@@ -31,7 +31,6 @@ from namesake.cli.base import (
     users_app,
     vocab_app,
 )
-from namesake.cli.forward import announced
 
 
 @db_app.command("upgrade")
@@ -85,9 +84,8 @@ def serve(
     from namesake.core.logs import configure_logging
 
     configure_logging()
-    settings = _settings()
-    with announced(settings, host, port):  # `namesake analyze` on this data dir sends its work here
-        uvicorn.run(create_app(settings), host=host, port=port, log_config=None)
+    # once ready, it says where it listens in the data dir: `namesake analyze` there sends its work to it
+    uvicorn.run(create_app(_settings(), address=(host, port)), host=host, port=port, log_config=None)
 
 
 @jobs_app.command("promote")

@@ -86,7 +86,6 @@ def analyze(
     A bad transcript of a batch is named (file:line and why) on stderr and as an error object in its place in
     the output; the others are analysed, and the exit status is 2 at the end."""
     from namesake.analysis.files import read_batch
-    from namesake.analysis.service import AnalysisFailure
 
     settings = _settings()
     _check_id(user, "--user")
@@ -103,6 +102,8 @@ def analyze(
             err.print(f"error: {failed} of {len(lines)} transcripts could not be analysed", markup=False)
             raise typer.Exit(2)
         return
+    from namesake.analysis.service import AnalysisFailure  # the stores' modules: only for a run in this process
+
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(good) >= PARALLEL_FROM else 1
     failed = 0
@@ -174,16 +175,14 @@ def _write(body: dict[str, Any]) -> None:
 
 def _report_failure(where: str, outcome: NamesakeError | AnalysisFailure | None, fmt: OutputFormat) -> None:
     """One failed transcript: a line on stderr, and an error object in its place in the output."""
-    from namesake.analysis.service import AnalysisFailure
-
-    exc = outcome.error if isinstance(outcome, AnalysisFailure) else outcome
+    exc = outcome if outcome is None or isinstance(outcome, NamesakeError) else outcome.error
     if exc is None:  # pragma: no cover - a line is read or refused
         return
     message = exc.message if exc.message.startswith(where) else f"{where}: {exc.message}"
     err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
     if fmt is OutputFormat.jsonl:
         body: dict[str, Any] = {"error": {"code": exc.code, "message": message, "field": exc.field}, "where": where}
-        if isinstance(outcome, AnalysisFailure):
+        if outcome is not None and not isinstance(outcome, NamesakeError):
             body["transcript_id"] = outcome.transcript_id
         _write(body)
 

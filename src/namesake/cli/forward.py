@@ -1,49 +1,24 @@
 """`namesake analyze` through a running server: the same output, its warm models, no second process on the store.
 
-`namesake serve` leaves its address in the data dir (`serve.json`) while it runs; `NAMESAKE_URL` names a server
-elsewhere. The transcripts go to `POST /v1/reliability/analyze` one by one, as read and checked here.
+`namesake serve` leaves its address in the data dir (`serve.json`, `app/address.py`) while it serves;
+`NAMESAKE_URL` names a server elsewhere. The transcripts go to `POST /v1/reliability/analyze` one by one, as read
+and checked here.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from namesake.app.address import announced_url
 from namesake.core.errors import NamesakeError, StoreError
 from namesake.core.settings import Settings
 from namesake.core.tenancy import parse_key
 from namesake.reliability.types import Suggestion
 
-SERVE_FILE = "serve.json"
 # How long the CLI waits for one transcript's analysis (a 9,000-word call takes seconds; a queue may be ahead).
 ANALYSE_TIMEOUT = 600.0
-
-
-def serve_file(settings: Settings) -> Path:
-    """Where a running `namesake serve` says where it listens."""
-    return settings.namesake_data_dir / SERVE_FILE
-
-
-@contextmanager
-def announced(settings: Settings, host: str, port: int) -> Iterator[None]:
-    """While the server runs, its address is in the data dir (for `namesake analyze` to find); gone when it stops."""
-    path = serve_file(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    reach = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
-    path.write_text(json.dumps({"url": f"http://{reach}:{port}", "pid": os.getpid()}), encoding="utf-8")
-    try:
-        yield
-    finally:
-        try:
-            if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
-                path.unlink()
-        except (OSError, ValueError):
-            pass
 
 
 def running_server(settings: Settings) -> str | None:
@@ -52,13 +27,11 @@ def running_server(settings: Settings) -> str | None:
 
     if settings.namesake_url:
         return settings.namesake_url.rstrip("/")
+    url = announced_url(settings)
     try:
-        said = json.loads(serve_file(settings).read_text(encoding="utf-8"))
-        os.kill(int(said["pid"]), 0)  # a file left by a server that died says nothing
-        url = str(said["url"])
-        if httpx.get(f"{url}/healthz", timeout=2.0).status_code == 200:
+        if url is not None and httpx.get(f"{url}/healthz", timeout=2.0).status_code == 200:
             return url
-    except (OSError, ValueError, KeyError, TypeError, httpx.HTTPError):
+    except httpx.HTTPError:
         return None
     return None
 
@@ -118,7 +91,8 @@ def analyse_remotely(
     import httpx
 
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    client = httpx.Client(base_url=url, headers=headers, timeout=timeout)
+    # plain HTTP (the local server) loads no certificates: a tenth of a second of a one-file run
+    client = httpx.Client(base_url=url, headers=headers, timeout=timeout, verify=url.startswith("https://"))
 
     def send(body: dict[str, Any]) -> Answered:
         try:
