@@ -89,7 +89,7 @@ export async function editCurrent() {
 
 // Undo the last decision (a group's at once): the suggestions as proposed, the memory as it was.
 export async function undoLast() {
-  // this session's decisions first; after a reload, the open transcript's as the server kept them
+  // the decisions taken in this tab first; after a reload, the open transcript's as the server kept them
   const last = state.undo.pop() || lastStanding();
   if (!last) { say("Nothing to undo", true); return; }
   try {
