@@ -47,7 +47,7 @@ def _cli(env: dict[str, str], *args: str, may_fail: bool = False) -> tuple[float
     command that fails when `may_fail` (a baseline without the feature)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    done = subprocess.run([PYTHON, "-m", "namesake", *args], env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run([PYTHON, "-m", "namesake.cli", *args], env=env, capture_output=True, text=True, timeout=900)
     took = time.perf_counter() - t0
     if done.returncode != 0 and may_fail:
         return float("nan"), float("nan"), done.stderr
@@ -79,7 +79,7 @@ def measure(src: str | None, clients: int) -> dict[str, float]:
         data, port = Path(tmp) / "served", _free_port()
         env = _env(src, data)
         t0 = time.perf_counter()
-        server = subprocess.Popen([PYTHON, "-m", "namesake", "serve", "--port", str(port)], env=env,
+        server = subprocess.Popen([PYTHON, "-m", "namesake.cli", "serve", "--port", str(port)], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         base = f"http://127.0.0.1:{port}"
         try:
