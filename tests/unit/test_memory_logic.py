@@ -189,5 +189,9 @@ def test_a_taught_fix_comes_back_only_within_its_scope() -> None:
     keep, away = split_by_scope([taught(MemoryScope.LIST), RememberedCorrection("Reiner", "Rainer", "PERSON")],
                                 "other", other_list)  # fmt: skip
     assert [m.final for m in keep] == ["Rainer"] and away == frozenset({"three"})
+    people = listed_values(CanonicalDictionary({"persons": ["Christelle Dupont"], "orgs": ["Data Dog"]}))
+    named = RememberedCorrection("Crystal", "Christelle", "PERSON", scope=MemoryScope.LIST, transcript_id="t0")
+    joined = RememberedCorrection("data dog", "DataDog", "ORG", scope=MemoryScope.LIST, transcript_id="t0")
+    assert in_scope(named, "t9", people) and in_scope(joined, "t9", people)  # a word of a value, its compact form
     flt = memory_filter("ana", exclude_originals=away)
     assert MatchAny("original_norm", ("three",)) in flt.must_not

@@ -54,13 +54,23 @@ def in_scope(taught: RememberedCorrection, transcript_id: str, listed: frozenset
     if taught.scope == MemoryScope.TRANSCRIPT:
         return taught.transcript_id == transcript_id
     if taught.scope == MemoryScope.LIST:
-        return normalise(taught.final) in listed or taught.transcript_id == transcript_id
+        return (
+            normalise(taught.final) in listed
+            or compact(taught.final) in listed
+            or taught.transcript_id == transcript_id
+        )
     return True
 
 
 def listed_values(dictionary: CanonicalDictionary) -> frozenset[str]:
-    """The transcript's list values, normalised: what a fix taught for "calls whose list holds it" looks for."""
-    return frozenset(normalise(v) for values in dictionary.lists.values() for v in values)
+    """What a fix taught for "calls whose list holds it" looks for: each list value normalised, written without its
+    spaces, and each of its words (a person is often named by one of them: "Christelle" of "Christelle Dupont")."""
+    out: set[str] = set()
+    for values in dictionary.lists.values():
+        for value in values:
+            norm = normalise(value)
+            out.update((norm, norm.replace(" ", ""), *norm.split()))
+    return frozenset(out)
 
 
 def split_by_scope(
