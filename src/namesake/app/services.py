@@ -42,7 +42,7 @@ class Services:
     review: ReviewService
     writer: CorrectionMemoryWriter  # a correction recorded directly (benches, tests), outside a review
     metrics: Metrics
-    admission: Admission = field(default_factory=lambda: Admission(8))  # analyses held at once (HTTP)
+    admission: Admission = field(default_factory=lambda: Admission(32))  # analyses held at once (HTTP)
 
     def promote(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
         """The promotion job, counted in the metrics however it was started (HTTP, CLI, scheduler)."""

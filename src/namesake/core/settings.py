@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     # the review page folds pending suggestions below this confidence behind a count (docs/review.md)
     review_fold_below: Unit = 0.30
     # analyses a server holds at once (running or waiting for the model); one more is answered 503 BUSY at once
-    analysis_queue_limit: Positive = 8
+    analysis_queue_limit: Positive = 32
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/fit/calibrate.py, or RELIABILITY_SCORER_MODEL), or
