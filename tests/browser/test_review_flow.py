@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -208,7 +209,16 @@ def test_a_dev_call_is_decided_in_far_fewer_key_presses(server: str, page: Any) 
         assert "pending" in (current.get_attribute("class") or ""), "the page did not move to what is left"
         confidence = float(page.locator("#detail [data-confidence]").get_attribute("data-confidence") or "0")
         deciding = current.get_attribute("id")  # read before the key: the locator follows the page once it moves
-        press("a" if confidence >= 0.4 else "r")
+        key = "a" if confidence >= 0.4 else "r"
+        if key == "a" and page.locator("#detail-otherwise").count():
+            # the same name proposed for other words heard: all of them at once when it would accept each
+            chosen = parse_qs(urlsplit(page.url).query)["s"][0]
+            now = {x["id"]: x for x in suggestions(server, "dev-call")}
+            name = (now[chosen]["final"], now[chosen]["entity_type"])
+            pending = [x for x in now.values() if x["status"] == "pending" and x["confidence"] >= 0.3]  # not folded
+            shown = [x for x in pending if (x["final"], x["entity_type"]) == name]
+            key = "A" if all(x["confidence"] >= 0.4 for x in shown) else "a"
+        press(key)
         moved = ("(n) => document.querySelector('mark.s.current')?.id !== n"
                  " || !document.querySelector('mark.s.pending:not(.folded)')")  # fmt: skip
         page.wait_for_function(moved, arg=deciding)
@@ -218,9 +228,9 @@ def test_a_dev_call_is_decided_in_far_fewer_key_presses(server: str, page: Any) 
     playwright_api.expect(page.locator("mark.s.pending")).to_have_count(0)
     assert all(s["status"] != "pending" for s in suggestions(server, "dev-call"))
     print(f"key presses: {presses} against {before} before ({presses / before:.0%}), {len(pending)} pending")
-    # 16 of 40 with the scorer before the sound signals; 19 of 36 since: the pairs that repeated through the call
-    # ("Crystal" for Christelle) are now applied, and what is left to decide is more varied
-    assert presses * 5 <= before * 3
+    # 16 of 40 with the scorer before the sound signals; 19 of 36 since (the pairs that repeated through the call,
+    # "Crystal" for Christelle, are now applied, and what is left is more varied); A takes the ways a name was misheard
+    assert presses <= 16
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("mark.s.current").scroll_into_view_if_needed()
     shot(page, "review-phone")

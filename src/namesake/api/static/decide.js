@@ -7,7 +7,9 @@ import { lastStanding, loadHistory } from "/review/assets/history.js";
 import { otherMatches, showMatches } from "/review/assets/matches.js";
 import { refreshQueueCounts } from "/review/assets/queue.js";
 import { selectedSpan } from "/review/assets/select.js";
-import { folded, groupOf, nextToDecide, openTranscript, renderTranscript, select } from "/review/assets/transcript.js";
+import {
+  folded, groupOf, heardOtherwise, nextToDecide, openTranscript, renderTranscript, select,
+} from "/review/assets/transcript.js";
 
 const UNDO_DEPTH = 50;
 const SAID = { accept: "Accepted", edit: "Edited", reject: "Rejected" };
@@ -193,6 +195,36 @@ export function cycleScope() {
   state.scopes.set(pairKey(s), next);
   select(state.current, false);
   say(`Applies next to ${scopeWords(next, s.final, state.view.user_id)}`);
+}
+
+// A: accept every shown suggestion proposing this name, however it was heard ("aluminum", "luna", "lumen" →
+// Illumina): one decision per way heard (each taught, with its own scope), undone together.
+export async function acceptHeardOtherwise() {
+  const s = state.order[state.current];
+  if (!s || !isOpen(s)) { say("Already decided: u undoes it", true); return; }
+  const pairs = [...heardOtherwise(state.current).values()];
+  if (pairs.length < 2) { await decide("accept"); return; }
+  const tid = state.view.transcript_id;
+  const done = [];
+  try {
+    for (const members of pairs) {
+      const lead = state.order[members[0]];
+      const ids = members.map((j) => state.order[j].id);
+      const { data } = await api("POST", `/v1/transcripts/${enc(tid)}/decisions`,
+        { action: "accept", suggestion_ids: ids, scope: scopeOf(lead) });
+      applyChanged(data.suggestions);
+      done.push(...ids);
+    }
+  } catch (err) {
+    say(err.message, true);
+  }
+  if (!done.length) return;
+  remember(done, `${pairs.length} ways heard → ${s.final} (${done.length}×)`);
+  await loadHistory(tid);
+  renderTranscript();
+  select(nextToDecide(state.current) ?? state.current);
+  refreshQueueCounts();
+  say(`Accepted all ${done.length}: ${pairs.length} ways heard → ${s.final}, remembered`);
 }
 
 export function openGroup() {

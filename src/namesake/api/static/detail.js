@@ -94,7 +94,7 @@ export function button(label, key, extra = "") {
   return b;
 }
 
-export function renderDetail(s, { group, position, folded, single, done }) {
+export function renderDetail(s, { group, position, folded, single, done, otherwise }) {
   const open = isOpen(s);
   const taught = state.taught.get(memoryKey(s.original, s.final));
   const parts = [
@@ -122,6 +122,13 @@ export function renderDetail(s, { group, position, folded, single, done }) {
       ? "One at a time: a key decides this occurrence only (g decides them all again)."
       : `${group.length} occurrences: a key decides all of them (g: one at a time).`));
     if (!single) parts.push(occurrences(group));
+  }
+  if (open && otherwise?.size > 1) {
+    const heard = [...otherwise.values()].map((js) => `“${state.order[js[0]].original}”`);
+    const places = [...otherwise.values()].reduce((n, js) => n + js.length, 0);
+    parts.push(el("p", { class: "group", id: "detail-otherwise" },
+      `${s.final} is also proposed where ${heard.length} ways were heard (${heard.join(", ")}; ${places} places): `,
+      el("kbd", {}, "A"), " accepts them all."));
   }
   if (open) {
     parts.push(detailScope(s));

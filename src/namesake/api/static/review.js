@@ -3,7 +3,9 @@
 // the reviewer is (?t=transcript&s=suggestion, or ?m=user), so reload, Back and a shared link land there.
 
 import { $, KEY_STORE, api, say, state } from "/review/assets/core.js";
-import { cycleScope, decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast } from "/review/assets/decide.js";
+import {
+  acceptHeardOtherwise, cycleScope, decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast,
+} from "/review/assets/decide.js";
 import { forgetSelected, openMemory, renderMemory } from "/review/assets/memory.js";
 import { loadQueue, moveQueue, stepTranscript } from "/review/assets/queue.js";
 import { downloadReviewed } from "/review/assets/download.js";
@@ -133,6 +135,7 @@ function onKey(ev) {
     keys.r = () => decide("reject");
     keys.f = () => fixSelection();
     keys.g = () => openGroup();
+    keys.A = () => acceptHeardOtherwise();
     keys.o = () => toggle("byNeed", ["Pending: biggest groups first, then lowest confidence", "Pending: in text order"]);
     keys.z = () => toggle("showFolded", ["Low-confidence suggestions shown", "Low-confidence suggestions folded"]);
     keys.R = () => rejectFolded();

@@ -61,6 +61,20 @@ export function groupOf(i) {
   return out;
 }
 
+// The other ways the same name was heard: every open, shown suggestion with the same final and type and status, by
+// pair (what A accepts at once); one entry when the name was heard one way only.
+export function heardOtherwise(i) {
+  const s = state.order[i];
+  if (!s || !isOpen(s)) return new Map();
+  const pairs = new Map();
+  state.order.forEach((o, j) => {
+    if (o.status !== s.status || o.final !== s.final || o.entity_type !== s.entity_type || folded(o)) return;
+    if (!pairs.has(pairKey(o))) pairs.set(pairKey(o), []);
+    pairs.get(pairKey(o)).push(j);
+  });
+  return pairs;
+}
+
 // The pending suggestions in the order J walks them: text order, or by need (one stop per group).
 function walk() {
   const pending = state.order.map((s, i) => i).filter((i) => needsDecision(state.order[i]));
@@ -170,7 +184,8 @@ export function select(i, scroll = true) {
   if (scroll && mark) inView(mark);
   const toDecide = state.order.map((o, j) => j).filter((j) => needsDecision(state.order[j]));
   const position = { at: toDecide.indexOf(i) + 1, total: toDecide.length };
-  const view = { group, position, folded: folded(s), single: state.single === pairKey(s), done };
+  const view = { group, position, folded: folded(s), single: state.single === pairKey(s), done,
+    otherwise: heardOtherwise(i) };
   renderDetail(s, view);
   if (isOpen(s) && !state.defaults.has(pairKey(s))) {
     // the default scope comes from the server: its choice is drawn again once known, the rest left as it is
