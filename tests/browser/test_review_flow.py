@@ -215,8 +215,8 @@ def test_a_dev_call_is_decided_in_far_fewer_key_presses(server: str, page: Any) 
             chosen = parse_qs(urlsplit(page.url).query)["s"][0]
             now = {x["id"]: x for x in suggestions(server, "dev-call")}
             name = (now[chosen]["final"], now[chosen]["entity_type"])
-            pending = [x for x in now.values() if x["status"] == "pending" and x["confidence"] >= 0.3]  # not folded
-            shown = [x for x in pending if (x["final"], x["entity_type"]) == name]
+            unfolded = [x for x in now.values() if x["status"] == "pending" and x["confidence"] >= 0.3]
+            shown = [x for x in unfolded if (x["final"], x["entity_type"]) == name]
             key = "A" if all(x["confidence"] >= 0.4 for x in shown) else "a"
         press(key)
         moved = ("(n) => document.querySelector('mark.s.current')?.id !== n"
