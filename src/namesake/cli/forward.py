@@ -7,6 +7,7 @@ and checked here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,17 +24,33 @@ ANALYSE_TIMEOUT = 600.0
 
 def running_server(settings: Settings) -> str | None:
     """The server to send work to: NAMESAKE_URL, else the `namesake serve` holding this data dir, if it answers."""
-    import httpx
-
     if settings.namesake_url:
         return settings.namesake_url.rstrip("/")
     url = announced_url(settings)
     try:
-        if url is not None and httpx.get(f"{url}/healthz", timeout=2.0).status_code == 200:
+        if url is not None and _request(url, "GET", "/healthz", None, {}, 2.0)[0] == 200:
             return url
-    except httpx.HTTPError:
+    except OSError:
         return None
     return None
+
+
+def _request(
+    url: str, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float
+) -> tuple[int, str, bytes]:
+    """One request with the standard library (a one-file run pays no HTTP client's import): status, type, body."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    conn = kind(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+    try:
+        conn.request(method, parts.path.rstrip("/") + path, body=body, headers=headers)
+        r = conn.getresponse()
+        return r.status, r.getheader("content-type") or "", r.read()
+    finally:
+        conn.close()
 
 
 def client_key(settings: Settings) -> str | None:
@@ -88,24 +105,20 @@ def analyse_remotely(
     url: str, key: str | None, timeout: float = ANALYSE_TIMEOUT
 ) -> Callable[[dict[str, Any]], Answered]:
     """A function that sends one checked transcript to the server; Refused for a 4xx, StoreError when it is down."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    # plain HTTP (the local server) loads no certificates: a tenth of a second of a one-file run
-    client = httpx.Client(base_url=url, headers=headers, timeout=timeout, verify=url.startswith("https://"))
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
 
     def send(body: dict[str, Any]) -> Answered:
         try:
-            r = client.post("/v1/reliability/analyze", json=body)
-        except httpx.HTTPError as exc:
+            status, kind, raw = _request(url, "POST", "/v1/reliability/analyze", json.dumps(body).encode(), headers,
+                                         timeout)  # fmt: skip
+        except OSError as exc:
             raise StoreError(f"the server at {url} did not answer ({exc}); run with --local to analyse here") from exc
-        if 400 <= r.status_code < 500:
-            error = (r.json() if r.headers.get("content-type", "").startswith("application/json") else {}).get(
-                "error", {}
-            )
-            raise Refused(str(error.get("code", r.status_code)), str(error.get("message", r.text)), error.get("field"))
-        if r.status_code != 200:
-            raise StoreError(f"the server at {url} answered {r.status_code}: {r.text[:300]}")
-        return Answered(r.json())
+        text = raw.decode("utf-8", "replace")
+        if 400 <= status < 500:
+            error = (json.loads(text) if kind.startswith("application/json") else {}).get("error", {})
+            raise Refused(str(error.get("code", status)), str(error.get("message", text)), error.get("field"))
+        if status != 200:
+            raise StoreError(f"the server at {url} answered {status}: {text[:300]}")
+        return Answered(json.loads(text))
 
     return send
