@@ -17,7 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -54,6 +56,29 @@ def _wave(base: str, n: int, wave: str) -> tuple[float, float]:
         return time.perf_counter() - t0, max(each)
 
 
+@contextmanager
+def started_server(argv: list[str], env: dict[str, str], limit: float = 300) -> Iterator[tuple[str, float, int]]:
+    """`namesake serve` started with `argv` (its port last): its base URL, the seconds until /readyz said ready, and
+    its pid; terminated on the way out."""
+    t0 = time.perf_counter()
+    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{argv[-1]}"
+    try:
+        while True:
+            try:
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if server.poll() is not None or time.perf_counter() - t0 > limit:
+                raise SystemExit("the server did not become ready")
+            time.sleep(0.1)
+        yield base, time.perf_counter() - t0, server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
 def run(warm: bool, writers: int) -> dict[str, float]:
     """One server start: seconds to ready, then the first and the second wave."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,26 +86,9 @@ def run(warm: bool, writers: int) -> dict[str, float]:
         env = os.environ | {"NAMESAKE_DATA_DIR": str(Path(tmp) / "data"), "NAMESAKE_API_KEYS": KEY,
                             "NAMESAKE_WARM_UP": str(warm).lower(), "NAMESAKE_JOBS_ENABLED": "false"}  # fmt: skip
         namesake = str(Path(sys.executable).parent / "namesake")
-        t0 = time.perf_counter()
-        server = subprocess.Popen([namesake, "serve", "--port", str(port)], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        try:
-            while True:
-                try:
-                    if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if server.poll() is not None or time.perf_counter() - t0 > 300:
-                    raise SystemExit("the server did not become ready")
-                time.sleep(0.2)
-            ready = time.perf_counter() - t0
+        with started_server([namesake, "serve", "--port", str(port)], env) as (base, ready, _):
             first, first_max = _wave(base, writers, "cold")
             second, second_max = _wave(base, writers, "warm")
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
     return {"ready": ready, "first": first, "first_max": first_max, "second": second, "second_max": second_max}
 
 

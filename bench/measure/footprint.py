@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.measure.coldstart import _free_port
+from bench.measure.coldstart import _free_port, started_server
 
 ONE = {
     "transcript_id": "one",
@@ -78,30 +78,15 @@ def measure(src: str | None, clients: int) -> dict[str, float]:
         row["cold_cli_s"], row["cold_cli_peak_mb"], _ = _cli(_env(src, Path(tmp) / "cold"), "analyze", str(one))
         data, port = Path(tmp) / "served", _free_port()
         env = _env(src, data)
-        t0 = time.perf_counter()
-        server = subprocess.Popen([PYTHON, "-m", "namesake.cli", "serve", "--port", str(port)], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        try:
-            while True:
-                try:
-                    if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if server.poll() is not None or time.perf_counter() - t0 > 600:
-                    raise SystemExit("the server did not become ready")
-                time.sleep(0.1)
-            row["serve_ready_s"] = time.perf_counter() - t0
+        argv = [PYTHON, "-m", "namesake.cli", "serve", "--port", str(port)]
+        with started_server(argv, env, limit=600) as (base, ready, pid):
+            row["serve_ready_s"] = ready
             httpx.post(f"{base}/v1/reliability/analyze", json=ONE, timeout=120).raise_for_status()
             time.sleep(2)
-            row["idle_rss_mb"] = _rss_mb(server.pid)
+            row["idle_rss_mb"] = _rss_mb(pid)
             forwarded = [_cli(env, "analyze", str(one), may_fail=src is not None)[0] for _ in range(3)]
             row["forwarded_cli_s"] = sorted(forwarded)[1]
             row.update(_load(base, clients))
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
     return row
 
 
