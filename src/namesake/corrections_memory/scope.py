@@ -5,6 +5,7 @@ from __future__ import annotations
 from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range
 from namesake.core.errors import InvalidInputError
 from namesake.core.text import compact, normalise
+from namesake.reliability.memory_policy import EVERYDAY
 from namesake.reliability.remembered import everyday_zipf
 from namesake.reliability.types import CanonicalDictionary, MemoryScope, RememberedCorrection
 
@@ -34,19 +35,16 @@ def memory_filter(
     return Filter(must=tuple(must), must_not=tuple(must_not))
 
 
-# A pair heard as everyday words (numbers, common nouns: "three" → III) is taught for calls whose list holds
-# its final unless the reviewer widens it: "ninety three percent" in another company's call is not a drug trial.
-EVERYDAY_HEARD = 4.0
-
-
 def default_scope(original: str, final: str, language: str) -> MemoryScope:
     """Where a fix applies next when the reviewer did not say: narrow for everyday words, else all the user's calls.
 
-    A fix of the form alone ("Data Dog" → Datadog: the same letters) is the same name wherever it is heard.
+    Everyday as the memory policy means it (`memory_policy.EVERYDAY`): "three" → III taught in a drug trial is not
+    for "ninety three percent" in another company's call. A fix of the form alone ("Data Dog" → Datadog: the same
+    letters) is the same name wherever it is heard.
     """
     if compact(original) == compact(final):
         return MemoryScope.USER
-    return MemoryScope.LIST if everyday_zipf(original, language) >= EVERYDAY_HEARD else MemoryScope.USER
+    return MemoryScope.LIST if everyday_zipf(original, language) >= EVERYDAY else MemoryScope.USER
 
 
 def in_scope(taught: RememberedCorrection, transcript_id: str, listed: frozenset[str]) -> bool:
