@@ -33,7 +33,7 @@ def _wait_until_ready(server: subprocess.Popen[str], port: int, log: Path) -> No
         except httpx.HTTPError:
             pass
         time.sleep(0.5)
-    pytest.fail("the server did not become ready in 10 minutes")
+    pytest.fail(f"the server did not become ready in 10 minutes: {log.read_text()[-2000:]}")
 
 
 @pytest.mark.slow
@@ -103,6 +103,10 @@ def test_analyze_sends_its_work_to_the_server_on_the_data_dir_and_local_still_re
     finally:
         if server.poll() is None:
             server.send_signal(signal.SIGTERM)
-            server.wait(timeout=60)
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
         log.close()
     assert not (data / "serve.json").exists()  # gone with the server

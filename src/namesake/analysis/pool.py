@@ -9,7 +9,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 from namesake.analysis.worker import run_in_worker, warm_worker
 from namesake.core.settings import Settings
-from namesake.core.threads import set_thread_budget
+from namesake.core.threads import BLAS_LOCK, set_thread_budget
 from namesake.reliability.pipeline import PipelineInputs, RunStats
 from namesake.reliability.types import Candidate
 
@@ -66,8 +66,9 @@ class StagePool:
         self._starting.start()
 
     def _start_all(self) -> None:
-        for _ in range(self.workers):
-            self._pool.submit(os.getpid)
+        with BLAS_LOCK:  # the first submission forks the fork server: not while OpenBLAS multiplies (threads.BLAS_LOCK)
+            for _ in range(self.workers):
+                self._pool.submit(os.getpid)
 
     def submit(self, inputs: PipelineInputs) -> Future[tuple[list[Candidate], RunStats]]:
         """The stages of one transcript, in the next free worker."""

@@ -8,7 +8,10 @@ import threading
 # (OpenBLAS issue #937: a caller spinning in `inner_thread` for ever), and its thread count, which threadpoolctl sets,
 # is a process global. A run here hung so, 18 minutes: the embedder's first encode, in its background load, beside the
 # numpy language model's pass. Every section that multiplies with OpenBLAS (the embedder, the numpy language model)
-# or sets its thread count holds this lock.
+# or sets its thread count holds this lock. So does every fork of this process (the embedded PostgreSQL's pg_ctl, the
+# worker pool's fork server): OpenBLAS's fork handler waits for its threads to go idle, and with a multiplication in
+# flight on another thread it waited for ever (`namesake serve` on a cold cache: pg_ctl forked during the embedder's
+# first encode).
 BLAS_LOCK = threading.RLock()
 
 
