@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from namesake.adapters.models import SuggestionRow
-from namesake.adapters.runtime import Runtime
+from namesake.adapters.runtime import NOT_LOADED, Runtime
 from namesake.adapters.vectors.base import VectorPoint
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.reliability.canonical import chunk_payloads
@@ -299,3 +299,16 @@ def test_a_read_racing_a_transcript_delete_finds_no_list_rather_than_failing(run
     racing = _service(dataclasses.replace(runtime, vectors=DeletedMeanwhile()))  # type: ignore[arg-type]
     assert racing.enricher.fetch_canonical_entities("t-gone").lists == {}
     assert not store.collection_exists(collection_for("t-gone", runtime.settings))
+
+
+def test_a_run_that_reads_no_window_never_loads_the_language_model(settings: Any, make_runtime: Any) -> None:
+    rt = make_runtime(settings)
+    rt.preloaded_context_model = NOT_LOADED  # as a fresh process has it
+    service = _service(rt)
+    said = {"id": "1", "text": "Thanks to the Cytova team and to Meetnu."}
+    rare = service.analyze(_transcript("rare", segments=[said]))  # rare words heard for rare names: nothing to read
+    assert rare.suggestions and rare.stats["language_model"]["read"] == 0
+    assert rt.preloaded_context_model is NOT_LOADED
+    heard = {"id": "1", "text": "Thanks, Crystal, and welcome to the call."}  # an everyday word for a listed name
+    read = service.analyze(_transcript("everyday", segments=[heard]))
+    assert read.stats["language_model"]["read"] > 0 and rt.preloaded_context_model is not NOT_LOADED

@@ -159,7 +159,7 @@ class AnalysisService:
             self.runtime.settings,
             booster=booster,
             llm=self.runtime.llm,
-            language_model=self.runtime.language_model,
+            language_model=self.runtime.language_model_on_demand,
         )
 
     def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:

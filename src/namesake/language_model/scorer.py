@@ -193,6 +193,15 @@ def _padded(rows: list[list[int]]) -> np.ndarray:
     return ids
 
 
+def model_file(settings: Settings) -> Path | None:
+    """The GGUF file the settings point at, if it is there (found without loading it); None when the model is off."""
+    if settings.reliability_language_model == "none":
+        return None
+    path = settings.reliability_language_model_path
+    found = Path(path) if path else bundled_model_path()
+    return found if found is not None and found.is_file() else None
+
+
 def build_language_model(settings: Settings) -> LocalLanguageModel | None:
     """The language model the settings ask for (loaded once per process), or None: off, or it cannot load."""
     if settings.reliability_language_model == "none":

@@ -1,0 +1,154 @@
+"""The shared loop check (`loop_check.py` beside the bench data), held out: no call is analysed by trees that saw it.
+
+Picks the transcripts `loop_check.py` picks (N spread over the file), groups them by the fold that held their call
+out (`folds.json` of `calibrate_reading.py --fold-models`), and per fold starts `namesake serve` on an embedded data
+dir of its own with that fold's two sets of trees, runs `loop_check.py` on the fold's transcripts through HTTP, and
+adds the counts up. The second halves and both prediction sets of every fold are scored together with the
+yardstick, so harm is the file's, not a mean of folds. The fresh user (no memory) is the baseline of the same run.
+
+Usage: python -m bench.measure.loop_check_folds --fold-models bench/out/folds [--n 42] [--policy rules]
+(`--policy rules`: the memory's hand rules, which no call fitted; default: the shipped learned policy, fitted on the
+dev file's loop, so in-sample for the policy. ~1 minute a transcript on 2 cores.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.common import BENCH_DATA, bench_file, yardstick
+from bench.measure.coldstart import _free_port, started_server
+from bench.measure.learning_loop import fold_of
+
+KEY = "loop-check-key"
+
+
+def picked(lines: list[str], n: int) -> list[dict[str, Any]]:
+    """The transcripts loop_check.py takes from a file of `lines`: every step-th, N of them."""
+    step = max(1, len(lines) // n)
+    return [json.loads(lines[i]) for i in range(0, len(lines), step)][:n]
+
+
+def run_fold(folds: Path, fold: int, calls: list[dict[str, Any]], policy: str | None, work: Path) -> dict[str, Any]:
+    """loop_check.py over `calls` against a server with the fold's trees; its JSON and the folder it scored in."""
+    split = work / f"fold-{fold}.jsonl.gz"
+    with gzip.open(split, "wt") as fh:
+        fh.writelines(json.dumps(t) + "\n" for t in calls)
+    tmp = work / f"fold-{fold}-tmp"
+    tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NAMESAKE_URL")}
+    env |= {
+        "NAMESAKE_DATA_DIR": str(work / f"fold-{fold}-data"),
+        "NAMESAKE_API_KEYS": KEY,
+        "RELIABILITY_SCORER_MODEL": str(folds / f"fold-{fold}.scorer.json"),
+        "RELIABILITY_READING_MODEL": str(folds / f"fold-{fold}.reading.json"),
+        "JOBS_ENABLED": "false",  # no promotion run in the middle of a fold
+    }
+    if policy:
+        env["RELIABILITY_MEMORY_POLICY"] = policy
+    argv = [str(Path(sys.executable).parent / "namesake"), "serve", "--port", str(_free_port())]
+    with started_server(argv, env) as (base, _, _):
+        run = subprocess.run(
+            [sys.executable, str(BENCH_DATA / "loop_check.py"), str(split), base, KEY, str(len(calls))],
+            env={**os.environ, "TMPDIR": str(tmp)}, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out["scored_in"] = next(tmp.glob("loopcheck-*"))
+    return out
+
+
+def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts over the folds (each fold's rates times its repeats), and the yardstick over every fold's halves."""
+    repeats = sum(r["repeats"] for r in runs)
+    counts = collections.Counter()
+    kinds: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for r in runs:
+        for view in ("mem_auto", "mem_any", "fresh_auto", "fresh_any"):
+            counts[view] += round(r[f"repeat_{view}"] * r["repeats"])
+        for kind, v in r["by_kind"].items():
+            kinds[kind]["n"] += v["repeats"]
+            kinds[kind]["auto"] += round(v["auto"] * v["repeats"])
+            kinds[kind]["any"] += round(v["any"] * v["repeats"])
+    y = yardstick()
+    total: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as d:
+        second = Path(d) / "second.jsonl.gz"
+        with gzip.open(second, "wt") as fh:
+            for r in runs:
+                with gzip.open(r["scored_in"] / "second.jsonl.gz", "rt") as part:
+                    fh.writelines(part)
+        for lab in ("mem", "fresh"):
+            preds = Path(d) / f"{lab}.jsonl"
+            preds.write_text("".join((r["scored_in"] / f"{lab}.jsonl").read_text() for r in runs))
+            tot: collections.Counter[str] = collections.Counter()
+            for c in y.score(str(second), str(preds), "asr_system").values():
+                tot.update(c)
+            total[lab] = y.summarise(tot)
+    actions: collections.Counter[str] = collections.Counter()
+    errors: collections.Counter[str] = collections.Counter()
+    for r in runs:
+        actions.update(r["actions"])
+        errors.update(r["api_errors"])
+    return {"repeats": repeats, "counts": counts, "kinds": kinds, "total": total, "actions": actions, "errors": errors,
+            "transcripts": sum(r["transcripts"] for r in runs)}  # fmt: skip
+
+
+def table(m: dict[str, Any]) -> str:
+    """The issue's table: repeats fixed automatically and suggested, with the memory and without, by kind."""
+    n = max(1, m["repeats"])
+    c, t = m["counts"], m["total"]
+    rows = [
+        "| repeats of a fixed pair (held out) | repeats | fixed automatically | suggested at all |",
+        "|---|---|---|---|",
+        f"| all, with the memory (fresh user) | {m['repeats']} | {c['mem_auto'] / n:.1%} ({c['fresh_auto'] / n:.1%}) "
+        f"| {c['mem_any'] / n:.1%} ({c['fresh_any'] / n:.1%}) |",
+    ]
+    for kind, k in sorted(m["kinds"].items()):
+        kn = max(1, k["n"])
+        rows.append(f"| {kind} | {k['n']} | {k['auto'] / kn:.1%} | {k['any'] / kn:.1%} |")
+    rows += [
+        "",
+        "| second halves | EER_auto | EER_oracle | harm_auto | precision_auto_ref |",
+        "|---|---|---|---|---|",
+    ]
+    for lab, name in (("mem", "with the reviewer's memory"), ("fresh", "fresh user (baseline)")):
+        s = t[lab]
+        rows.append(f"| {name} | {s['EER_auto']:.4f} | {s['EER_oracle']:.4f} | {s['harm_auto']:.2%} "
+                    f"| {s['precision_auto_ref']:.4f} |")  # fmt: skip
+    rows.append(f"\n{m['transcripts']} transcripts; reviewer actions {dict(m['actions'])}; "
+                f"API errors {dict(m['errors']) or 'none'}")  # fmt: skip
+    return "\n".join(rows)
+
+
+def main() -> None:
+    """Per fold: a server with that fold's trees, loop_check.py on its calls; then the merged table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fold-models", type=Path, required=True, help="calibrate_reading.py --fold-models' folder")
+    ap.add_argument("--file", default="earnings21.jsonl.gz")
+    ap.add_argument("--n", type=int, default=42, help="transcripts, spread over the file as loop_check.py spreads them")
+    ap.add_argument("--policy", choices=["learned", "rules"], help="RELIABILITY_MEMORY_POLICY (default: the shipped)")
+    a = ap.parse_args()
+    with gzip.open(bench_file(a.file), "rt") as fh:
+        lines = fh.read().splitlines()
+    stem = a.file.split(".")[0]
+    by_fold: dict[int, list[dict[str, Any]]] = collections.defaultdict(list)
+    for t in picked(lines, a.n):
+        by_fold[fold_of(a.fold_models, t, stem)].append(t)
+    with tempfile.TemporaryDirectory(prefix="loop-folds-") as d:
+        runs = []
+        for fold, calls in sorted(by_fold.items()):
+            print(f"fold {fold}: {len(calls)} transcripts", file=sys.stderr, flush=True)
+            runs.append(run_fold(a.fold_models, fold, calls, a.policy, Path(d)))
+        print(table(merged(runs)))
+
+
+if __name__ == "__main__":
+    main()
