@@ -35,15 +35,17 @@ def warm_up(rt: Runtime) -> dict[str, float]:
             log.warning("warm-up: %s failed: %s", name, exc.message)
         took[name] = round(time.perf_counter() - t0, 3)
 
-    part("embedder", lambda: rt.embedder.embed(["warm up"]))
-    part("pipeline", lambda: warm_stages(rt.settings))
-
     def language_model() -> None:  # compiled, and its first inference's buffers allocated (~0.3 s), before a request
         model = rt.language_model
         if model is not None:
             model.gains([Window("the warm", "up", "Up", " call")])
 
-    part("language_model", language_model)
+    # the model compiles in OpenVINO's threads, mostly outside the interpreter: beside the word lists, not after them
+    with ThreadPoolExecutor(1, thread_name_prefix="warm-lm") as beside:
+        compiled = beside.submit(part, "language_model", language_model)
+        part("embedder", lambda: rt.embedder.embed(["warm up"]))
+        part("pipeline", lambda: warm_stages(rt.settings))
+        compiled.result()
 
     def pool() -> None:
         with ThreadPoolExecutor(POOL_CONNECTIONS) as ex:
