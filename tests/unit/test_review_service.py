@@ -85,6 +85,14 @@ def test_accepting_an_edge_form_alone_teaches_nothing(uow: FakeReviewUnitOfWork,
     assert result.suggestion.status == VALIDATED and result.memory is None and uow.state.memory == []
 
 
+def test_accepting_a_symbol_the_pipeline_wrote_decides_it_and_teaches_nothing(
+    uow: FakeReviewUnitOfWork, review: ReviewService
+) -> None:
+    sid = uow.add("and", "&")  # "S and P" → S&P: the memory holds words, and "&" has none
+    result = review.decide(suggestion_id=sid, transcript_id="t1", action=ACCEPT)
+    assert result.suggestion.status == VALIDATED and result.memory is None and uow.state.memory == []
+
+
 def test_when_the_memory_write_fails_no_decision_is_written(uow: FakeReviewUnitOfWork, review: ReviewService) -> None:
     ids = [uow.add("Reiner", "Rainer"), uow.add("Reiner", "Rainer")]
     uow.fail_next.append(StoreError("the vector store is unavailable"))

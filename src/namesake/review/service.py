@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.core.text import compact
 from namesake.corrections_memory.scope import default_scope
 from namesake.corrections_memory.writer import CorrectionInput
 from namesake.reliability.edge_forms import EDGE_FORM
@@ -115,9 +116,10 @@ class ReviewService:
         status = ACTION_STATUS[action]
         done = {x.id: x.suggestion for x in seen}
         # accepting the list's own form of a word beside a fix (edge_forms) teaches nothing: it comes back with its
-        # fix, and remembered alone "energy" → Energy would be proposed wherever the user says "energy"
+        # fix, and remembered alone "energy" → Energy would be proposed wherever the user says "energy"; nor does
+        # accepting a symbol the pipeline wrote ("and" → &): the memory holds words, and has nothing to find it by
         teaches = action != ReviewAction.REJECT and not (
-            action == ReviewAction.ACCEPT and all(is_edge_form(x) for x in todo)
+            action == ReviewAction.ACCEPT and all(is_edge_form(x) or not has_words(x) for x in todo)
         )
         ids = [str(x.id) for x in todo]
         if not teaches:
@@ -219,6 +221,11 @@ def decision_label(todo: list[StoredSuggestion], final: str) -> str:
     if len(pairs) > 1:
         return f"{len(todo)} suggestions"
     return f"{todo[0].original} → {final}" + (f" ({len(todo)}×)" if len(todo) > 1 else "")
+
+
+def has_words(x: StoredSuggestion) -> bool:
+    """A letter or digit on both sides of the pair, as a remembered correction needs (writer.validate_correction)."""
+    return bool(compact(x.original) and compact(x.final))
 
 
 def is_edge_form(x: StoredSuggestion) -> bool:
