@@ -49,6 +49,16 @@ def test_a_number_in_a_name_said_as_a_word_is_matched_as_said() -> None:
     assert said == {("q three", "Q3"), ("covid nineteen", "COVID-19")}
 
 
+def test_a_one_word_name_heard_as_three_words_is_fixed_whole() -> None:
+    # earnings21-4367318-google: DSUVIA heard "de Su via"; only "Su via" was a window, and its fix left "de DSUVIA"
+    lists = aggregate_payloads([{"acronyms": ["DSUVIA"], "orgs": ["AcelRx"]}])
+    segs = [Segment("1", "So half a million procedures are addressable de Su via procedures.")]
+    raw = spot_candidates(segs, lists.entries(), min_similarity=0.7, max_tokens=4)
+    assert "de Su via" in {c.original for c in raw if c.final == "DSUVIA"}
+    kept, _ = run_stages(PipelineInputs(segs, lists), Settings())
+    assert [(c.original, c.final) for c in kept if c.final == "DSUVIA"] == [("de Su via", "DSUVIA")]
+
+
 def test_which_entries_hold_letters_is_the_same_as_trying_every_run_of_their_words() -> None:
     from namesake.reliability.candidates import holds_letters, said_as_letters
 

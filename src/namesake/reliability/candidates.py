@@ -48,6 +48,8 @@ VOWELS = frozenset("aeiouy")
 # A window that sounds at least this much like an entry is a candidate however it is spelled (phones' edit
 # similarity, core/sounds.py).
 MIN_SOUND_SIMILARITY = 0.75
+# A one-word name this long may be heard as three words, each a syllable ("de Su via" for DSUVIA).
+SYLLABLES_AS_WORDS_FROM = 6
 # The words a web address's dots are said as ("dot", "point").
 SPOKEN_DOTS = frozenset(d.strip() for d in DOT_SPOKEN)
 
@@ -92,7 +94,10 @@ def spot_candidates(
     # a window much longer than every entry cannot reach min_similarity against any of them
     longest_key = max((len(e.key) for e in entries + memo_entries), default=0)
     max_chars = min(MAX_WINDOW_CHARS, int(longest_key / min(min_similarity, REMEMBERED_MIN_SIMILARITY)) + 1)
-    index = windows_of(segments, max(1, min(max_tokens, longest + 1)), max_letters, max_chars, function_words(language))
+    widest = longest + 1
+    if any(len(e.norm.split()) == 1 and len(e.key) >= SYLLABLES_AS_WORDS_FROM for e in entries):
+        widest = max(widest, 3)  # syllables_heard_as_words
+    index = windows_of(segments, max(1, min(max_tokens, widest)), max_letters, max_chars, function_words(language))
     tokens, keys = index.tokens, index.keys
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
 
@@ -144,7 +149,7 @@ def spot_candidates(
         spelled = "acronym_spelled" in signals
         for w in index.windows(keys[wi]):
             n_window = w.last - w.first + 1
-            if abs(n_window - n_entry) > 1 and not spelled:
+            if abs(n_window - n_entry) > 1 and not spelled and not syllables_heard_as_words(n_window, n_entry, entry):
                 continue
             cand = window_candidate(segments, tokens, w, entry.value, entry.entity_type, CandidateSource.LISTS)
             if cand is None or names_nothing(cand.original, suffixes[ei]):
@@ -183,6 +188,12 @@ def context_free_spans(segments: list[Segment], language: str = "en") -> list[Ca
                 cand.context_free = True
                 out.append(cand)
     return out
+
+
+def syllables_heard_as_words(n_window: int, n_entry: int, entry: CanonicalEntry) -> bool:
+    """A one-word name of SYLLABLES_AS_WORDS_FROM letters or more heard as three words ("de Su via" for DSUVIA,
+    "d' souza"): one word more than the usual window, or the fix leaves a syllable of the name behind."""
+    return n_entry == 1 and n_window == 3 and len(entry.key) >= SYLLABLES_AS_WORDS_FROM
 
 
 def misheard_addresses(
