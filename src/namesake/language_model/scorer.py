@@ -198,6 +198,11 @@ def model_file(settings: Settings) -> Path | None:
     if settings.reliability_language_model == "none":
         return None
     path = settings.reliability_language_model_path
+    return _existing(str(path) if path else None)
+
+
+def _existing(path: str | None) -> Path | None:
+    """The file at `path`, or the bundled one without a path; None where there is no such file."""
     found = Path(path) if path else bundled_model_path()
     return found if found is not None and found.is_file() else None
 
@@ -229,9 +234,9 @@ def load_language_model(
     key = (path or "", runtime, precision)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            found = Path(path) if path else bundled_model_path()
+            found = _existing(path)
             scorer: LocalLanguageModel | None = None
-            if found is None or not found.is_file():
+            if found is None:
                 log.warning(
                     "language model not found (%s): the context signal falls back to word-pair counts",
                     path or f"package {MODEL_PACKAGE} is not installed",

@@ -94,9 +94,10 @@ def spot_candidates(
     # a window much longer than every entry cannot reach min_similarity against any of them
     longest_key = max((len(e.key) for e in entries + memo_entries), default=0)
     max_chars = min(MAX_WINDOW_CHARS, int(longest_key / min(min_similarity, REMEMBERED_MIN_SIMILARITY)) + 1)
+    entry_tokens = [len(e.norm.split()) for e in entries]
     widest = longest + 1
-    if any(len(e.norm.split()) == 1 and len(e.key) >= SYLLABLES_AS_WORDS_FROM for e in entries):
-        widest = max(widest, 3)  # syllables_heard_as_words
+    if any(syllables_heard_as_words(3, n, e) for n, e in zip(entry_tokens, entries, strict=True)):
+        widest = max(widest, 3)
     index = windows_of(segments, max(1, min(max_tokens, widest)), max_letters, max_chars, function_words(language))
     tokens, keys = index.tokens, index.keys
     hits: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
@@ -139,7 +140,6 @@ def spot_candidates(
             hits[(key_index[key], ei)]["acronym_spelled"] = 1.0
 
     out: list[Candidate] = []
-    entry_tokens = [len(e.norm.split()) for e in entries]
     # a window's final is the entry, or the words of it left once the shared edge words are trimmed
     letters_only = [not e.spoken and holds_letters(e.value) for e in entries]
     suffixes = [frozenset() if e.spoken else web_address_suffix(e.value) for e in entries]
