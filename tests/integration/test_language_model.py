@@ -40,7 +40,30 @@ def test_the_model_ships_in_a_package_and_is_a_context_model(lm: LocalLanguageMo
     path = bundled_model_path()
     assert path is not None and path.stat().st_size > 50_000_000
     assert isinstance(lm, LanguageModel)
-    assert lm.model.n_layer == 30 and lm.model.embed.shape == (49152, 576)
+    assert lm.runtime.startswith("openvino") and lm.model is None  # no float32 copy beside the compiled pass
+
+
+def test_the_compiled_pass_keeps_the_files_blocks_and_decompresses_them_to_the_dequantised_values() -> None:
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
+
+    from namesake.language_model.packed import Blocks, read_packed
+
+    path = bundled_model_path()
+    assert path is not None
+    packed = read_packed(path)
+    assert len(packed.layers) == 30 and packed.embed.shape == (49152, 576) and packed.head is packed.embed
+    assert isinstance(packed.embed, Blocks) and packed.embed.bits == 8  # Q8_0
+    matrices = [packed.layers[0][k] for k in ("q", "k", "v", "o", "gate", "up", "down")]
+    assert all(isinstance(w, Blocks) and w.bits == 4 for w in matrices)  # Q4_1
+    tensors = {t.name: t for t in GGUFReader(str(path)).tensors}
+    which = np.array([0, 7, 1000, 49151])
+    embed = dequantize(tensors["token_embd.weight"].data, tensors["token_embd.weight"].tensor_type)
+    assert np.array_equal(packed.embed.rows(which), embed[which])  # (code)·scale: exact
+    gate = tensors["blk.3.ffn_gate.weight"]
+    exact = dequantize(gate.data, gate.tensor_type)[which[:2]]
+    # (code − z)·d with z = −m/d for d·code + m: the last bit at most
+    assert np.allclose(packed.layers[3]["gate"].rows(which[:2]), exact, rtol=1e-6, atol=1e-6)
 
 
 def test_a_reader_hears_the_everyday_word_where_it_is_meant_and_the_name_where_it_is() -> None:
@@ -171,14 +194,36 @@ def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_
     path = bundled_model_path()
     assert path is not None
     windows = [Window("we had some workers", "comp", "CMP", " claims this quarter")]
-    first = LocalLanguageModel(path, weights_cache=tmp_path)
+    first = LocalLanguageModel(path, weights_cache=tmp_path, runtime="numpy")
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert (folder / "index.json").is_file() and (folder / "weights.f32").stat().st_size > 400_000_000
-    mapped = LocalLanguageModel(path, weights_cache=tmp_path)
-    assert isinstance(mapped.model.embed, np.memmap) and isinstance(mapped.model.layers[0]["qkv"], np.memmap)
+    mapped = LocalLanguageModel(path, weights_cache=tmp_path, runtime="numpy")
+    assert mapped.model is not None and isinstance(mapped.model.embed, np.memmap)
     assert mapped.gains(windows) == first.gains(windows)
     (folder / "index.json").write_text("{not json")  # a damaged cache: read the GGUF again, same answers
-    again = LocalLanguageModel(path, weights_cache=tmp_path)
+    again = LocalLanguageModel(path, weights_cache=tmp_path, runtime="numpy")
+    assert again.gains(windows) == first.gains(windows)
+
+
+def test_the_blocks_are_cached_once_and_read_back_by_the_next_process(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = bundled_model_path()
+    assert path is not None
+    windows = [Window("we had some workers", "comp", "CMP", " claims this quarter")]
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.packed"):
+        first = LocalLanguageModel(path, weights_cache=tmp_path, precision="f32")
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert folder.name.endswith(".packed") and 80_000_000 < (folder / "blocks.bin").stat().st_size < 150_000_000
+    assert [r.getMessage() for r in caplog.records if "first run" in r.getMessage()] == [
+        f"first run: writing the language model's weights (112 MB) to {folder}"
+    ]  # said once, with what it writes and where
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.packed"):
+        cached = LocalLanguageModel(path, weights_cache=tmp_path, precision="f32")
+    assert not caplog.records and cached.gains(windows) == first.gains(windows)
+    (folder / "index.json").write_text("{not json")  # a damaged cache: read the GGUF again, same answers
+    again = LocalLanguageModel(path, weights_cache=tmp_path, precision="f32")
     assert again.gains(windows) == first.gains(windows)
 
 
@@ -200,6 +245,7 @@ def test_the_compiled_pass_reads_as_the_numpy_pass_does(lm: LocalLanguageModel, 
 
 def test_the_compiled_pass_in_float32_reads_as_the_numpy_pass_does(lm: LocalLanguageModel, tmp_path: Path) -> None:
     from namesake.language_model.compiled import OpenVinoRunner
+    from namesake.language_model.packed import read_packed
 
     path = bundled_model_path()
     assert path is not None
@@ -208,7 +254,7 @@ def test_the_compiled_pass_in_float32_reads_as_the_numpy_pass_does(lm: LocalLang
     reference = LocalLanguageModel(path, weights_cache=tmp_path, runtime="numpy")
     compiled, numpy_pass = np.array(f32.gains(EVERYDAY)), np.array(reference.gains(EVERYDAY))
     assert np.abs(compiled - numpy_pass).max() < 0.05, (compiled, numpy_pass)  # the same arithmetic, reordered
-    assert OpenVinoRunner(lm.model, precision="f32").precision == "f32"
+    assert OpenVinoRunner(read_packed(path), precision="f32").precision == "f32"
 
 
 def test_the_faster_precision_is_measured_once_kept_and_measured_again_when_unreadable(
@@ -217,6 +263,7 @@ def test_the_faster_precision_is_measured_once_kept_and_measured_again_when_unre
     import openvino as ov
 
     from namesake.language_model import compiled as lm_openvino
+    from namesake.language_model.packed import load_packed
 
     if not lm_openvino.has_bfloat16(ov.Core()):
         pytest.skip("this CPU has no bfloat16: float32 is the only precision, nothing to measure")
@@ -229,13 +276,16 @@ def test_the_faster_precision_is_measured_once_kept_and_measured_again_when_unre
         return speeds[runner.precision]
 
     monkeypatch.setattr(lm_openvino, "_read_seconds", timed)
-    assert lm_openvino.fastest_runner(lm.model, tmp_path).precision == "f32"  # twice as fast: chosen
+    path = bundled_model_path()
+    assert path is not None
+    model = load_packed(path, tmp_path)
+    assert lm_openvino.fastest_runner(model, tmp_path).precision == "f32"  # twice as fast: chosen
     assert sorted(probes) == ["bf16", "f32"]
     (kept,) = tmp_path.glob("precision-*.json")
     speeds["f32"] = 0.95  # what a second measurement would say now: never asked, the kept answer stands
-    assert lm_openvino.fastest_runner(lm.model, tmp_path).precision == "f32" and len(probes) == 2
+    assert lm_openvino.fastest_runner(model, tmp_path).precision == "f32" and len(probes) == 2
     kept.write_text("{not json")
-    assert lm_openvino.fastest_runner(lm.model, tmp_path).precision == "bf16"  # measured again: within the margin
+    assert lm_openvino.fastest_runner(model, tmp_path).precision == "bf16"  # measured again: within the margin
     assert len(probes) == 4 and '"bf16"' in kept.read_text()
 
 

@@ -29,7 +29,7 @@ def default_data_dir() -> Path:
 
 
 def default_cache_dir() -> Path:
-    """Where derived files that can be rebuilt live (the language model's float32 weights, the parsed word pairs)."""
+    """Where derived files that can be rebuilt live (the language model's weights, the parsed word pairs)."""
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("namesake", appauthor=False))

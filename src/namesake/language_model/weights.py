@@ -1,7 +1,5 @@
-"""The language model's weights: read and dequantised from its GGUF file, or mapped from a float32 cache.
-
-Shared by both forward passes (numpy in `language_model`, OpenVINO in `lm_openvino`).
-"""
+"""The language model's weights for the numpy pass: read and dequantised from its GGUF file, or mapped from a
+float32 cache (the compiled pass keeps the file's blocks instead: `packed`)."""
 
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -24,16 +23,7 @@ def read_gguf(path: Path) -> Parts:
     from gguf.quants import dequantize
 
     reader = GGUFReader(str(path))
-    meta = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("tokenizer.ggml.")}
-    if meta["general.architecture"] != "llama":
-        raise ValueError(f"{path.name}: architecture {meta['general.architecture']!r}, only 'llama' is supported")
-    config = {
-        "n_layer": int(meta["llama.block_count"]),
-        "n_head": int(meta["llama.attention.head_count"]),
-        "n_kv": int(meta["llama.attention.head_count_kv"]),
-        "eps": float(meta["llama.attention.layer_norm_rms_epsilon"]),
-        "rope_base": float(meta.get("llama.rope.freq_base", 10000.0)),
-    }
+    config = read_config(reader, path)
     w = {t.name: np.ascontiguousarray(dequantize(t.data, t.tensor_type), dtype=np.float32) for t in reader.tensors}
     arrays = {
         "embed": w["token_embd.weight"],
@@ -50,6 +40,20 @@ def read_gguf(path: Path) -> Parts:
     tokens = [str(t) for t in reader.fields["tokenizer.ggml.tokens"].contents()]
     merges = [str(m) for m in reader.fields["tokenizer.ggml.merges"].contents()]
     return config, arrays, tokens, merges
+
+
+def read_config(reader: Any, path: Path) -> dict[str, float]:
+    """The shape of a llama-architecture model, from its GGUF header; ValueError for another architecture."""
+    meta = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("tokenizer.ggml.")}
+    if meta["general.architecture"] != "llama":
+        raise ValueError(f"{path.name}: architecture {meta['general.architecture']!r}, only 'llama' is supported")
+    return {
+        "n_layer": int(meta["llama.block_count"]),
+        "n_head": int(meta["llama.attention.head_count"]),
+        "n_kv": int(meta["llama.attention.head_count_kv"]),
+        "eps": float(meta["llama.attention.layer_norm_rms_epsilon"]),
+        "rope_base": float(meta.get("llama.rope.freq_base", 10000.0)),
+    }
 
 
 def write_cache(folder: Path, config: dict[str, float], arrays: dict[str, np.ndarray], tokens: list[str],
