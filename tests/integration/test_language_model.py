@@ -313,3 +313,34 @@ def test_each_reading_has_its_own_log_probability_and_their_difference_is_the_ga
         both[0, 1] < both[0, 0] and both[1, 1] > both[1, 0]
     )  # "joining US today" reads worse, "Microsoft Teams" better
     assert np.allclose(both[:, 1] - both[:, 0], lm.gains(windows), atol=1e-3)
+
+
+MEMORY_PROBE = """
+import sys
+from pathlib import Path
+
+from namesake.language_model.scorer import LocalLanguageModel, bundled_model_path
+from namesake.reliability.ports import Window
+
+
+def resident() -> int:
+    return next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmRSS")) // 1024
+
+
+LocalLanguageModel(bundled_model_path(), weights_cache=Path(sys.argv[1]), precision="f32")  # writes the cache
+before = resident()
+lm = LocalLanguageModel(bundled_model_path(), weights_cache=Path(sys.argv[1]), precision="f32")
+lm.gains([Window("thanks for joining", "us", "US", " today")] * 8)
+print(resident() - before)
+"""
+
+
+def test_the_compiled_model_holds_one_compact_copy_of_its_weights(tmp_path: Path) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, str(tmp_path)], capture_output=True, text=True, timeout=600, check=True
+    )
+    grown = int(done.stdout.split()[-1])
+    # ~0.3 GB: OpenVINO's copy of the blocks and its buffers (the float32 weights and their compiled copy: ~1.5 GB)
+    assert grown < 600, done.stdout

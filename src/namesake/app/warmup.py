@@ -40,10 +40,11 @@ def warm_up(rt: Runtime) -> dict[str, float]:
         if model is not None:
             model.gains([Window("the warm", "up", "Up", " call")])
 
-    # the model compiles in OpenVINO's threads, mostly outside the interpreter: beside the word lists, not after them
+    # the encoder's first product before OpenVINO starts its threads (beside them, OpenBLAS's first call once hung
+    # the start); then the model compiles in OpenVINO's threads, mostly outside the interpreter, beside the word lists
+    part("embedder", lambda: rt.embedder.embed(["warm up"]))
     with ThreadPoolExecutor(1, thread_name_prefix="warm-lm") as beside:
         compiled = beside.submit(part, "language_model", language_model)
-        part("embedder", lambda: rt.embedder.embed(["warm up"]))
         part("pipeline", lambda: warm_stages(rt.settings))
         compiled.result()
 
