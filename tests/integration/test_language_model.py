@@ -257,6 +257,32 @@ def test_the_compiled_pass_in_float32_reads_as_the_numpy_pass_does(lm: LocalLang
     assert OpenVinoRunner(read_packed(path), precision="f32").precision == "f32"
 
 
+def test_the_compiled_graphs_are_kept_imported_by_the_next_process_and_compiled_again_when_damaged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from namesake.language_model.compiled import _probe_rows, runner_at
+    from namesake.language_model.packed import load_packed
+
+    path = bundled_model_path()
+    assert path is not None
+    model = load_packed(path, tmp_path)
+    rows = _probe_rows(model.vocabulary)[:6]
+    first = runner_at(model, "f32")
+    assert not first.imported
+    body, head = sorted(model.folder.glob("compiled-*")) if model.folder else []
+    assert body.suffix == ".body" and head.suffix == ".head" and body.stat().st_size > 50_000_000
+    again = runner_at(load_packed(path, tmp_path), "f32")  # what the next process does: no compiling
+    assert again.imported and again.precision == "f32"
+    np.testing.assert_array_equal(again.log_probs(rows), first.log_probs(rows))
+    body.write_bytes(b"not a compiled model")
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.compiled"):
+        mended = runner_at(load_packed(path, tmp_path), "f32")
+    assert not mended.imported and "compiling it again" in caplog.text
+    np.testing.assert_array_equal(mended.log_probs(rows), first.log_probs(rows))
+    assert body.stat().st_size > 50_000_000  # kept anew
+    assert runner_at(load_packed(path, tmp_path), "f32").imported
+
+
 def test_the_faster_precision_is_measured_once_kept_and_measured_again_when_unreadable(
     lm: LocalLanguageModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,7 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +69,8 @@ class PackedModel:
     layers: list[dict[str, Matrix]]  # q, k, v, o, gate, up, down (out, in); attn_norm, ffn_norm
     tokens: list[str]
     merges: list[str]
+    # the cache folder its blocks were read from or written to: compiled forms of the model are kept beside them
+    folder: Path | None = None
 
     @property
     def d(self) -> int:
@@ -126,7 +128,8 @@ def load_packed(path: Path, cache_dir: Path | None = None) -> PackedModel:
         write_cache(folder, model)
     except OSError as exc:  # a read-only home: run without the cache
         log.warning("language model cache %s not written: %s", folder, exc)
-    return model
+        return model
+    return replace(model, folder=folder)
 
 
 def read_packed(path: Path) -> PackedModel:
@@ -248,4 +251,4 @@ def read_cache(folder: Path) -> PackedModel:
     layers = [
         {key: _matrix_of(arrays, columns, f"{i}.{key}") for key in LAYER_TENSORS} for i in range(int(config["n_layer"]))
     ]
-    return PackedModel(config, embed, head, arrays["out_norm"], layers, meta["tokens"], meta["merges"])
+    return PackedModel(config, embed, head, arrays["out_norm"], layers, meta["tokens"], meta["merges"], folder)

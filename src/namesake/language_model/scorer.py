@@ -68,13 +68,11 @@ class LocalLanguageModel:
         self.runtime = "numpy float32"
         if runtime == "openvino":
             try:
-                from namesake.language_model.compiled import OpenVinoRunner, fastest_runner
+                from namesake.language_model.compiled import fastest_runner, runner_at
 
                 packed = load_packed(path, weights_cache)
                 self._compiled = (
-                    fastest_runner(packed, weights_cache)
-                    if precision == "auto"
-                    else OpenVinoRunner(packed, precision=precision)
+                    fastest_runner(packed, weights_cache) if precision == "auto" else runner_at(packed, precision)
                 )
                 self.runtime = f"openvino {self._compiled.precision}"
                 tokens, merges = packed.tokens, packed.merges
