@@ -11,8 +11,8 @@ from namesake.adapters.runtime import Runtime
 from namesake.core.errors import NamesakeError
 from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.scope import memory_filter
+from namesake.language_model.scorer import warm_read
 from namesake.reliability.pipeline import warm_stages
-from namesake.reliability.ports import Window
 
 log = logging.getLogger(__name__)
 # Connections opened ahead: as many as the pool keeps (db.py: pool_size=10).
@@ -38,7 +38,7 @@ def warm_up(rt: Runtime) -> dict[str, float]:
     def language_model() -> None:  # compiled, and its first inference's buffers allocated (~0.3 s), before a request
         model = rt.language_model
         if model is not None:
-            model.gains([Window("the warm", "up", "Up", " call")])
+            warm_read(model)
 
     # the encoder's first product before OpenVINO starts its threads (beside them, OpenBLAS's first call once hung
     # the start); then the model compiles in OpenVINO's threads, mostly outside the interpreter, beside the word lists

@@ -111,7 +111,7 @@ def analyze(
     with (
         _stage_pool(settings, workers if good else 1) as pool,
         _checked_models(settings),
-        _open_services(settings, warm_stages=pool is None) if good else nullcontext() as services,
+        _open_services(settings, early=good if pool is None else None) if good else nullcontext() as services,
         progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar,
     ):
         try:

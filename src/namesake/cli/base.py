@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -23,9 +21,9 @@ from namesake.core.settings import Settings, describe_invalid, get_settings
 if TYPE_CHECKING:
     from namesake.analysis.pool import StagePool
     from namesake.app.services import Services
+    from namesake.reliability.inputs import CheckedTranscript
 
 
-log = logging.getLogger(__name__)
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema (alembic migrations).", no_args_is_help=True)
 jobs_app = typer.Typer(help="Maintenance jobs, run once (for cron / Kubernetes CronJobs).", no_args_is_help=True)
@@ -120,15 +118,16 @@ def _stage_pool(settings: Settings, workers: int) -> Iterator[StagePool | None]:
 
 
 @contextmanager
-def _open_services(settings: Settings, *, warm_stages: bool = False) -> Iterator[Services]:
+def _open_services(settings: Settings, *, early: Sequence[CheckedTranscript] | None = None) -> Iterator[Services]:
     """Open the runtime and the services over it (build_services, as the API does); close everything on the way out.
 
-    With `warm_stages`, the pipeline's tables load in a thread meanwhile: the embedded PostgreSQL starts in a
-    process of its own (~1 s for a new data dir), so the two overlap instead of adding up."""
+    With `early` (the transcripts a one-process run will analyse), what they need starts on a thread meanwhile
+    (analysis.early)."""
     from namesake.adapters.runtime import open_runtime
+    from namesake.analysis.early import start_early
     from namesake.app.services import build_services
 
-    warming = _in_background(settings) if warm_stages else None
+    warming = start_early(settings, early) if early is not None else None
     try:
         runtime = open_runtime(settings)
     except NamesakeError as exc:
@@ -142,21 +141,6 @@ def _open_services(settings: Settings, *, warm_stages: bool = False) -> Iterator
         raise _fail(exc) from exc
     finally:
         runtime.close()
-
-
-def _in_background(settings: Settings) -> threading.Thread:
-    """`warm_stages` in a thread; a failure there is the run's own to meet and report (the models were checked)."""
-    from namesake.reliability.pipeline import warm_stages
-
-    def warm() -> None:
-        try:
-            warm_stages(settings)
-        except Exception as exc:  # the run loads the same tables and says what is wrong
-            log.debug("warming the stages failed: %s", exc)
-
-    thread = threading.Thread(target=warm, name="warm-stages", daemon=True)
-    thread.start()
-    return thread
 
 
 def _summary(title: str, counts: dict[str, Any]) -> Table:

@@ -19,7 +19,7 @@ from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
 from namesake.reliability.ports import LanguageModel, LLMProvider
-from namesake.reliability.reading import read_in_context
+from namesake.reliability.reading import needs_reading, read_in_context
 from namesake.reliability.scorer import (
     Scorer,
     confidence_ceilings,
@@ -177,14 +177,7 @@ def run_stages(
     weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)
     by_id = {s.id: s for s in inputs.segments}
-    cands = candidate_signals(inputs, settings, stats, with_llm=llm is not None, scorer=weights)
-    _timed(stats, "score", lambda: score_candidates(cands, weights))
-    # Only the best reading of each span goes further: the boost and the LLM see one candidate per span.
-    cands = _timed(
-        stats,
-        "overlaps",
-        lambda: resolve_overlaps([c for c in cands if _worth_keeping(c)]),
-    )
+    cands = _scored(inputs, settings, stats, weights, with_llm=llm is not None)
 
     if booster is not None and inputs.user_id:
         taught_elsewhere = inputs.taught_elsewhere
@@ -247,6 +240,26 @@ _WARM_LISTS = {"orgs": ["Cytiva"], "persons": ["Rainer Blair"]}
 # hundreds of thousands of short-lived lists and tuples a call, and collecting that often costs a large share of
 # their CPU time (docs/benchmarks/speed.md).
 GC_YOUNG_ALLOCATIONS = 20_000
+
+
+def _scored(
+    inputs: PipelineInputs, settings: Settings, stats: RunStats, weights: Scorer, *, with_llm: bool
+) -> list[Candidate]:
+    """Spot, gate, signals and a first score; the best reading of each span (the boost and the LLM see one a span)."""
+    cands = candidate_signals(inputs, settings, stats, with_llm=with_llm, scorer=weights)
+    _timed(stats, "score", lambda: score_candidates(cands, weights))
+    best: list[Candidate] = _timed(stats, "overlaps", lambda: resolve_overlaps([c for c in cands if _worth_keeping(c)]))
+    return best
+
+
+def would_read(inputs: PipelineInputs, settings: Settings) -> bool:
+    """Whether the stages would ask the language model to read a window of these inputs (before any memory boost):
+    a run may start loading the model while it does other work, and never load it for inputs that read none."""
+    if not inputs.language.startswith("en"):
+        return False
+    stats = RunStats(mode=inputs.dictionary.mode.value)
+    cands = _scored(inputs, settings, stats, Scorer.from_settings(settings), with_llm=False)
+    return any(needs_reading(c, inputs.language, settings.reliability_read_from) for c in cands)
 
 
 def warm_stages(settings: Settings) -> None:
