@@ -105,6 +105,7 @@ def test_words_over_a_suggestion_are_fixed_from_the_keyboard_and_a_refused_value
     assert [(s["original"], s["final"], s["entity_type"]) for s in manual] == [
         ("Backman Coulter", "Beckman Coulter Inc", "ORG")]  # fmt: skip
     assert rows[backman["id"]]["status"] == "rejected"  # replaced by the fix
+    expect(page.locator("#edit-dialog")).to_be_hidden()  # keys go to the page only once the dialog is closed
     page.keyboard.press("u")  # and back
     expect(page.locator("#status")).to_contain_text("Undone")
     rows = {s["id"]: s for s in suggestions(server, "call-1")}

@@ -11,7 +11,9 @@ import typer
 from namesake.cli.base import _settings, app
 from namesake.core import user_cache
 
-cache_app = typer.Typer(help="The user cache: the language model's weights and other rebuilt files.")
+cache_app = typer.Typer(
+    help="The user cache: the models' weights, the compiled language model and other rebuilt files."
+)
 app.add_typer(cache_app, name="cache", no_args_is_help=True)
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object (for scripts).")]
 
