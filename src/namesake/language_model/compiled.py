@@ -5,7 +5,8 @@ only (a tree mask), so nothing is computed twice and no keys or values travel be
 packed several to a line, blind to each other, so padding costs next to nothing. The graph
 runs at the CPU's faster precision, measured once per machine (`fastest_runner`: bfloat16 wins on AMX cores and
 on some AVX-512 BF16 ones, float32 on others), but the logit of each scored token is taken in float32 from the
-states: the drift from the numpy pass stays ~0.1 nat on average (docs/benchmarks/speed.md).
+states: the drift from the numpy pass stays ~0.1 nat on average (docs/benchmarks/speed.md). The first process
+on a machine compiles it and keeps the compiled graphs beside the model's blocks; later ones import them.
 """
 
 from __future__ import annotations
