@@ -267,8 +267,11 @@ def test_the_compiled_graphs_are_kept_imported_by_the_next_process_and_compiled_
     assert path is not None
     model = load_packed(path, tmp_path)
     rows = _probe_rows(model.vocabulary)[:6]
-    first = runner_at(model, "f32")
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.compiled"):
+        first = runner_at(model, "f32")
     assert not first.imported
+    assert "first run: keeping the compiled language model" in caplog.text and str(model.folder) in caplog.text
+    caplog.clear()
     body, head = sorted(model.folder.glob("compiled-*")) if model.folder else []
     assert body.suffix == ".body" and head.suffix == ".head" and body.stat().st_size > 50_000_000
     again = runner_at(load_packed(path, tmp_path), "f32")  # what the next process does: no compiling

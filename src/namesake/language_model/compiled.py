@@ -239,8 +239,12 @@ class OpenVinoRunner:
         ~0.4 s instead of compiling for ~2 s."""
         if self._kept is None or self.imported or all(p.is_file() for p in self._kept):
             return
-        for path, compiled in zip(self._kept, self._compiled, strict=True):
-            keep(path, compiled.export_model().getvalue(), "compiled language model")
+        blobs = [compiled.export_model().getvalue() for compiled in self._compiled]
+        # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
+        megabytes = sum(len(b) for b in blobs) / 1e6
+        log.warning("first run: keeping the compiled language model (%.0f MB) in %s", megabytes, self._kept[0].parent)
+        for path, blob in zip(self._kept, blobs, strict=True):
+            keep(path, blob, "compiled language model")
 
     def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
         """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines."""
