@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from namesake.language_model.compiled import pack, tree_batch
+from namesake.language_model.compiled import MIN_WIDTH, pack, tree_batch
 
 
 def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_end() -> None:
     left, original, final = [1, 2, 3], [10, 11], [20]
-    batch = tree_batch([(left, original, final), ([1], [5], [6, 7, 8])], [[0], [1]], head_dim=4, rope_base=10000.0)
+    rows = [(left, original, final), ([1], [5], [6, 7, 8])]
+    batch = tree_batch(rows, [[0], [1]], head_dim=4, rope_base=10000.0, min_width=1)
     assert batch.ids.shape == (2, 6)  # the longer row: 1 + 1 + 3 tokens, the first 3 + 2 + 1
     assert batch.ids[0].tolist() == [1, 2, 3, 10, 11, 20]
     sees = batch.mask[0, 0] == 0
@@ -29,6 +30,10 @@ def test_each_reading_sees_the_left_words_and_itself_only_and_starts_where_they_
     pad = batch.mask[1, 0, 5] == 0
     assert pad.tolist() == [False] * 5 + [True]
     assert batch.reading[3:].tolist() == [2, 3, 3, 3] and 6 + 5 not in batch.rows.tolist()
+    # by default a batch is never narrower than MIN_WIDTH: the padding looks at itself only, and is never scored
+    wide = tree_batch(rows, [[0], [1]], head_dim=4, rope_base=10000.0)
+    assert wide.ids.shape == (2, MIN_WIDTH) and wide.targets.tolist() == batch.targets.tolist()
+    assert ((wide.mask[:, 0, 6:] == 0).sum(axis=-1) == 1).all()
 
 
 def test_windows_packed_on_one_line_never_see_each_other_and_each_starts_at_position_zero() -> None:

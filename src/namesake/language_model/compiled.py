@@ -25,14 +25,19 @@ import numpy as np
 
 from namesake.core.threads import thread_budget
 from namesake.core.user_cache import keep
+from namesake.language_model.batching import LineBatcher
 from namesake.language_model.packed import Blocks, Matrix, PackedModel, rows_of
 
 # Windows are packed into lines of this many tokens (a longer window gets a line of its own), lines go through
 # the graph this many at a time: padding only at the ends of lines (~1% on the 9k call, 13% one window a row).
 LINE_TOKENS = 64
 LINES_PER_BATCH = 24
+# A batch is at least this many tokens wide: the CPU plugin multiplies fewer rows another way, and a short window
+# must read the same alone as beside others' lines (language_model.batching).
+MIN_WIDTH = 8
 # States through the output head at a time: its (rows, 49,152) logits stay small.
 HEAD_ROWS = 128
+HEAD_MIN_ROWS = 8
 _PAD, _LEFT, _ORIGINAL, _FINAL = -1, 0, 1, 2
 Row = tuple[list[int], list[int], list[int]]
 # The precisions weighed on a CPU that has both; float32 must be this much faster to be chosen (the shipped reading
@@ -76,13 +81,15 @@ def pack(lengths: Sequence[int], width: int) -> list[list[int]]:
     return lines
 
 
-def tree_batch(rows: Sequence[Row], lines: Sequence[Sequence[int]], head_dim: int, rope_base: float) -> TreeBatch:
+def tree_batch(
+    rows: Sequence[Row], lines: Sequence[Sequence[int]], head_dim: int, rope_base: float, min_width: int = MIN_WIDTH
+) -> TreeBatch:
     """(left, original reading, final reading) token lists, placed side by side on `lines` (indices into rows).
 
     A token sees earlier tokens of its own window only: the left words, and its own reading. Both readings
     start at the position after the left words: each reads as if it alone followed them.
     """
-    width = max(sum(len(t) for i in line for t in rows[i]) for line in lines)
+    width = max(min_width, *(sum(len(t) for i in line for t in rows[i]) for line in lines))
     ids = np.zeros((len(lines), width), dtype=np.int64)
     pos = np.zeros((len(lines), width), dtype=np.int64)
     seg = np.full((len(lines), width), _PAD, dtype=np.int64)
@@ -233,6 +240,7 @@ class OpenVinoRunner:
         self.precision = body.get_property("INFERENCE_PRECISION_HINT").to_string()
         self._body = body.create_infer_request()
         self._head = head.create_infer_request()
+        self._batcher: LineBatcher[Row] = LineBatcher(self._read_lines, LINES_PER_BATCH)
 
     def keep_compiled(self) -> None:
         """Write the compiled graphs beside the model's blocks (~150 MB), once: a later process imports them in
@@ -247,20 +255,29 @@ class OpenVinoRunner:
             keep(path, blob, "compiled language model")
 
     def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
-        """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines."""
+        """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines of their own,
+        read in batches shared with the lines of whatever else is being read meanwhile (`batching`)."""
+        return self._batcher.read(rows, pack([sum(map(len, r)) for r in rows], LINE_TOKENS))
+
+    def _head_rows(self, states: np.ndarray) -> np.ndarray:
+        """The head's normaliser of each state; fewer than HEAD_MIN_ROWS padded up to it, since the CPU plugin
+        multiplies those few another way (2e-5 nat off) and a batch's last rows must read as any others."""
+        short = HEAD_MIN_ROWS - len(states)
+        padded = np.concatenate([states, np.zeros((short, states.shape[1]), states.dtype)]) if short > 0 else states
+        return np.array(self._head.infer([padded])[0][: len(states)])
+
+    def _read_lines(self, rows: Sequence[Row], lines: list[list[int]]) -> np.ndarray:
+        """One batch of lines through the body and the head: (len(rows), 2), rows on no line left at zero."""
         totals = np.zeros(2 * len(rows))
-        lines = pack([sum(map(len, r)) for r in rows], LINE_TOKENS)
-        for start in range(0, len(lines), LINES_PER_BATCH):
-            batch = tree_batch(rows, lines[start : start + LINES_PER_BATCH], self.head_dim, self.rope_base)
-            # both readings' first tokens are predicted by the same state (the last left word's): one head row
-            unique, each = np.unique(batch.rows, return_inverse=True)
-            states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, unique])[0]
-            norm = np.concatenate(
-                [self._head.infer([states[i : i + HEAD_ROWS]])[0].copy() for i in range(0, len(states), HEAD_ROWS)]
-            )[each]
-            # the target's own logit exactly (float32); the normaliser from the fast head
-            picked = np.einsum("nd,nd->n", states[each], rows_of(self.head_weights, batch.targets))
-            np.add.at(totals, batch.reading, picked - norm)
+        batch = tree_batch(rows, lines, self.head_dim, self.rope_base)
+        # both readings' first tokens are predicted by the same state (the last left word's): one head row
+        unique, each = np.unique(batch.rows, return_inverse=True)
+        states = self._body.infer([batch.ids, batch.cos, batch.sin, batch.mask, unique])[0]
+        chunks = [self._head_rows(states[i : i + HEAD_ROWS]) for i in range(0, len(states), HEAD_ROWS)]
+        norm = np.concatenate(chunks)[each]
+        # the target's own logit exactly (float32); the normaliser from the fast head
+        picked = np.einsum("nd,nd->n", states[each], rows_of(self.head_weights, batch.targets))
+        np.add.at(totals, batch.reading, picked - norm)
         return totals.reshape(-1, 2)
 
 

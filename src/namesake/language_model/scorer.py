@@ -86,7 +86,8 @@ class LocalLanguageModel:
         self._bos = tokens.index("<|endoftext|>") if "<|endoftext|>" in tokens else 0
         self._cache: OrderedDict[Window, float] = OrderedDict()
         self._cache_size = cache_size
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the cache
+        self._numpy_lock = threading.Lock()
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -110,17 +111,20 @@ class LocalLanguageModel:
         """Per window, in nats: how much likelier the words read with the final (> 0: the context backs it).
 
         A request is read whole unless every window of it is cached: in the bfloat16 pass a window's gain moves
-        a little with what shares its batch (0.01 nat on average, up to 0.3), so a transcript's gains must not
-        depend on what this process happened to read before (the same suggestions whichever worker reads it).
+        a little with the windows packed beside it on a line (0.01 nat on average, up to 0.3), so a transcript's
+        gains must not depend on what this process happened to read before (the same suggestions whichever worker
+        reads it). Its lines are its own: the batches they are read in, shared with concurrent requests', do not
+        move them (`batching`).
         """
         distinct = list(dict.fromkeys(windows))
         with self._lock:
-            if all(w in self._cache for w in distinct):
-                out = {w: self._cache[w] for w in distinct}
-            else:
-                todo = sorted(distinct, key=_length)  # similar lengths batched together: less padding
-                out = {w: round(float(t[1] - t[0]), 4) for w, t in zip(todo, self._log_probs(todo), strict=True)}
-                self._cache.update(out)
+            cached = all(w in self._cache for w in distinct)
+            out = {w: self._cache[w] for w in distinct} if cached else {}
+        if not cached:  # read outside the lock: concurrent requests' lines share the model's batches
+            todo = sorted(distinct, key=_length)  # similar lengths packed together: less padding
+            out = {w: round(float(t[1] - t[0]), 4) for w, t in zip(todo, self._log_probs(todo), strict=True)}
+        with self._lock:
+            self._cache.update(out)
             for w in distinct:
                 self._cache.move_to_end(w)
             while len(self._cache) > self._cache_size:
@@ -132,8 +136,7 @@ class LocalLanguageModel:
         surprising each reading is on its own, for a bench that weighs more than their difference."""
         if not windows:
             return np.zeros((0, 2))
-        with self._lock:
-            return self._log_probs(windows)
+        return self._log_probs(windows)
 
     def _log_probs(self, windows: Sequence[Window]) -> np.ndarray:
         """Both readings' log-probabilities, (n, 2), through the compiled pass or the numpy one."""
@@ -144,7 +147,7 @@ class LocalLanguageModel:
                 for heard, fixed in [_readings(w)]
             ]
             return self._compiled.log_probs(rows)
-        with BLAS_LOCK:  # no other thread in OpenBLAS meanwhile (threads.BLAS_LOCK)
+        with self._numpy_lock, BLAS_LOCK:  # one pass at a time; no other thread in OpenBLAS (threads.BLAS_LOCK)
             return np.concatenate(
                 [self._score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
             )
