@@ -73,12 +73,12 @@ AUTO, SUGGEST = 0.5, 0.2
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
 
 
-def _as_default_bars(p: np.ndarray, bar: float, shown: float) -> np.ndarray:
-    """Read probabilities mapped (monotonically) so that the default thresholds decide as `bar` and `shown` (the read
+def _as_default_bars(p: np.ndarray, bar: float, shown: float, suggest: float = SUGGEST) -> np.ndarray:
+    """Read probabilities mapped (monotonically) so that `suggest` and AUTO decide as `bar` and `shown` (the read
     suggest threshold) would: the yardstick's helper takes one auto-apply and one suggest threshold for every row."""
-    out = p * SUGGEST / shown
+    out = p * suggest / shown
     mid = (p >= shown) & (p < bar)
-    out[mid] = SUGGEST + (p[mid] - shown) * (AUTO - SUGGEST) / (bar - shown)
+    out[mid] = suggest + (p[mid] - shown) * (AUTO - suggest) / (bar - shown)
     top = p >= bar
     out[top] = AUTO + (p[top] - bar) * (1 - AUTO) / (1 - bar)
     return out
@@ -165,21 +165,31 @@ def report(
     kept: list[int],
     edge_forms: bool = True,
     keep: Path | None = None,
+    suggest: float = SUGGEST,
+    shown: np.ndarray | None = None,
 ) -> None:
     """One table row: the yardstick's columns, word-changing auto edits that harm, the review queue (the
-    predictions kept in `keep` when given)."""
+    predictions kept in `keep` when given): all of it, and what the page shows unfolded (the confidence `shown`,
+    `p` where not given, at or above REVIEW_FOLD_BELOW)."""
     sub = [i for i, r in enumerate(rows) if r["file"] == stem]
     pos = {i: k for k, i in enumerate(sub)}
-    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, SUGGEST, keep, edge_forms)
+    t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, suggest, keep, edge_forms)
     mine = [i for i in kept if i in pos and not rows[i].get("letters")]  # never proposed (scorer.decide)
     auto = [i for i in mine if p[i] >= AUTO and not reviewer_decides(rows[i])]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
-    pending = [i for i in mine if p[i] >= SUGGEST and i not in set(auto)]
+    pending = [i for i in mine if p[i] >= suggest and i not in set(auto)]
+    fold = Settings().review_fold_below
+    unfolded = [i for i in pending if (p if shown is None else shown)[i] >= fold]
     wrong = np.mean([rows[i]["breaks"] > 0 or rows[i]["closer"] > 0 for i in words]) if words else 0.0
     accept = np.mean([label(rows[i]) for i in pending]) if pending else 0.0
+    accept_unfolded = np.mean([label(rows[i]) for i in unfolded]) if unfolded else 0.0
     calls = len({rows[i]["transcript_id"] for i in sub})
     cells = " | ".join(f"{t.get(c, 0.0):.4f}" for c in COLUMNS)
-    print(f"| {stem} | {name} | {cells} | {wrong:.4f} | {len(pending) / calls:.1f} | {accept:.3f} |", flush=True)
+    print(
+        f"| {stem} | {name} | {cells} | {wrong:.4f} | {len(pending) / calls:.1f} | {accept:.3f}"
+        f" | {len(unfolded) / calls:.1f} | {accept_unfolded:.3f} |",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -198,6 +208,11 @@ def main() -> None:
         help="shuffle the calls into folds with this seed (another held-out split; default: GroupKFold's own)",
     )  # fmt: skip
     ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
+    ap.add_argument(
+        "--queue-cuts", nargs="*", default=[], metavar="SUGGEST:READ_SUGGEST",
+        help="also the default bar and weight with these suggest thresholds (unread:read; unread at least"
+        f" {FIT_FROM}), each its own row and, with --predictions, FILE.on-SUGGEST-READ_SUGGEST.jsonl",
+    )  # fmt: skip
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
     ap.add_argument(
@@ -323,7 +338,10 @@ def main() -> None:
     for f, (_, test) in enumerate(folds2):
         fold_of_call.update(dict.fromkeys(groups[read][test].tolist(), f))
     at_fold = np.array([fold_of_call.get(groups[i], 0) for i in at_rows])
-    variants = [("off", off)]
+    variants: list[tuple[str, np.ndarray, float, np.ndarray | None, str | None]] = [("off", off, SUGGEST, None, "off")]
+    cuts = [tuple(float(v) for v in c.split(":")) for c in a.queue_cuts]
+    if any(len(c) != 2 or c[0] < FIT_FROM for c in cuts):
+        sys.exit(f"--queue-cuts: each SUGGEST:READ_SUGGEST, SUGGEST at least {FIT_FROM}")
     for worse in a.worse_weights:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
         z2, z2_served = np.zeros(len(at_rows)), np.zeros(len(at_rows))
@@ -340,11 +358,22 @@ def main() -> None:
             for label_, z in [(a.runtime, z2)] + (
                 [(f"read by {a.also_read_with}", z2_served)] if served is not None else []
             ):
-                on = off.copy()
-                on[at_rows] = _as_default_bars(1 / (1 + np.exp(-z)), bar, shown)
+                on, raw = off.copy(), off.copy()
+                raw[at_rows] = 1 / (1 + np.exp(-z))  # the confidence the page shows and folds by
+                on[at_rows] = _as_default_bars(raw[at_rows], bar, shown)
+                first = len(variants) == 1
                 variants.append(
-                    (f"on, {label_} (read from {read_from}, shown ≥ {shown}, auto ≥ {bar}, harm weight {worse})", on)
-                )
+                    (f"on, {label_} (read from {read_from}, shown ≥ {shown}, auto ≥ {bar}, harm weight {worse})",
+                     on, SUGGEST, raw, "on" if first else None)
+                )  # fmt: skip
+                if not first:
+                    continue
+                for cut, read_cut in cuts:
+                    at = off.copy()
+                    at[at_rows] = _as_default_bars(raw[at_rows], bar, read_cut, cut)
+                    variants.append(
+                        (f"on, queue from {cut} / read {read_cut}", at, cut, raw, f"on-{cut}-{read_cut}")
+                    )  # fmt: skip
     print(
         f"\n### held-out calls ({a.folds}-fold by call, both models): of {len(kept)} candidates from {FIT_FROM},"
         f" the second trees learn from the {len(read)} of words in use; the pipeline reads the {len(at_rows)} from"
@@ -352,13 +381,16 @@ def main() -> None:
     )
     print(f"auto ≥ {AUTO}, suggest ≥ {SUGGEST}; 'word auto wrong' = word-changing auto edits that harm")
     head = " | ".join(COLUMNS)
-    print(f"\n| file | language model | {head} | word auto wrong | pending / call | worth accepting |")
-    print("|---|---|" + "---|" * (len(COLUMNS) + 3))
+    print(
+        f"\n| file | language model | {head} | word auto wrong | pending / call | worth accepting"
+        f" | unfolded / call | unfolded worth accepting |"
+    )
+    print("|---|---|" + "---|" * (len(COLUMNS) + 5))
     for name in a.files:
         stem = name.split(".")[0]
-        for k, (label_, probs) in enumerate(variants):
-            keep = a.predictions / f"{stem}.{'off' if k == 0 else 'on'}.jsonl" if a.predictions and k < 2 else None
-            report(label_, stem, rows, probs, shown_kept, keep=keep)
+        for k, (label_, probs, cut, raw_p, kept_as) in enumerate(variants):
+            keep = a.predictions / f"{stem}.{kept_as}.jsonl" if a.predictions and kept_as else None
+            report(label_, stem, rows, probs, shown_kept, keep=keep, suggest=cut, shown=raw_p)
             if k < 2:  # the first trees alone and the default: without the edge-word form fixes too
                 report(f"{label_}, no edge forms", stem, rows, probs, shown_kept, edge_forms=False)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 # The figures of a table row after its file and configuration cells, in calibrate_reading.py's order.
 COLUMNS = ("EER reduction auto", "oracle", "precision_auto_ref", "harm_auto", "FER_auto", "word auto wrong",
-           "pending / call", "worth accepting")  # fmt: skip
+           "pending / call", "worth accepting", "unfolded / call", "unfolded worth accepting")  # fmt: skip
 
 
 def table_rows(output: str) -> dict[tuple[str, str], list[float]]:
@@ -53,7 +53,7 @@ def cells(values: list[float], bold: bool = False) -> str:
     """A row's figures as calibrate_reading.py writes them (pending a call with one decimal)."""
     mark = "**" if bold else ""
     return " | ".join(
-        f"{mark}{v:.{1 if c == 'pending / call' else 4}f}{mark}" for c, v in zip(COLUMNS, values, strict=True)
+        f"{mark}{v:.{1 if c.endswith('/ call') else 4}f}{mark}" for c, v in zip(COLUMNS, values, strict=True)
     )
 
 
@@ -86,19 +86,25 @@ def print_reach(files: list[str], labels: list[str], folders: list[Path]) -> Non
     from bench.common import bench_file
 
     print("\n### how far the held-out suggestions reach (reach.py; the mean is what to compare)\n")
-    print("| file | band | misheard | reached (splits) | fixed (splits) | **reached** | **fixed** |")
-    print("|---|---|---|---|---|---|---|")
+    print("| file | predictions | band | misheard | reached (splits) | fixed (splits) | **reached** | **fixed** |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in files:
         stem = name.split(".")[0]
-        tables = [reach_of(bench_file(name), folder / f"{stem}.on.jsonl") for folder in folders]
-        for band in tables[0]:
-            n = tables[0][band][0]
-            r = [t[band][1] / max(1, n) for t in tables]
-            f = [t[band][2] / max(1, n) for t in tables]
-            each = lambda xs: " / ".join(f"{x:.1%}" for x in xs)  # noqa: E731
-            print(f"| {stem} | {band} | {n} | {each(r)} | {each(f)} | **{sum(r) / len(r):.1%}** |"
-                  f" **{sum(f) / len(f):.1%}** |")  # fmt: skip
+        for kept in sorted(p.name for p in folders[0].glob(f"{stem}.on*.jsonl")):
+            print_bands(stem, kept.removeprefix(f"{stem}.").removesuffix(".jsonl"),
+                        [reach_of(bench_file(name), folder / kept) for folder in folders])  # fmt: skip
     print(f"\n(splits: {', '.join(labels)})")
+
+
+def print_bands(stem: str, variant: str, tables: list[dict[str, tuple[int, int, int]]]) -> None:
+    """One predictions variant's band rows: each split's shares and their mean."""
+    for band in tables[0]:
+        n = tables[0][band][0]
+        r = [t[band][1] / max(1, n) for t in tables]
+        f = [t[band][2] / max(1, n) for t in tables]
+        each = lambda xs: " / ".join(f"{x:.1%}" for x in xs)  # noqa: E731
+        print(f"| {stem} | {variant} | {band} | {n} | {each(r)} | {each(f)} | **{sum(r) / len(r):.1%}** |"
+              f" **{sum(f) / len(f):.1%}** |")  # fmt: skip
 
 
 def chosen(key: tuple[str, str], every: bool) -> bool:
