@@ -210,8 +210,8 @@ def main() -> None:
     ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
     ap.add_argument(
         "--queue-cuts", nargs="*", default=[], metavar="SUGGEST:READ_SUGGEST",
-        help="also the default bar and weight with these suggest thresholds (unread:read; unread at least"
-        f" {FIT_FROM}), each its own row and, with --predictions, FILE.on-SUGGEST-READ_SUGGEST.jsonl",
+        help="also the default bar and weight with these suggest thresholds (unread:read), each its own row and,"
+        " with --predictions, FILE.on-SUGGEST-READ_SUGGEST.jsonl",
     )  # fmt: skip
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
@@ -282,7 +282,11 @@ def main() -> None:
     read = [i for i in kept if reads(rows[i]["signals"])]
     # ... and what the pipeline keeps and reads: such a reading is never proposed nor read (scorer.decide,
     # reading.needs_reading), the span's next reading is kept instead, and the pair columns are over what is read
-    shown_kept = best_per_span(rows, p, FIT_FROM)
+    cuts = [tuple(float(v) for v in c.split(":")) for c in a.queue_cuts]
+    if any(len(c) != 2 or not 0 < min(c) <= max(c) < 1 for c in cuts):
+        sys.exit("--queue-cuts: each SUGGEST:READ_SUGGEST, two probabilities")
+    # what could be shown: from FIT_FROM, or from the lowest suggest threshold compared (never read below FIT_FROM)
+    shown_kept = best_per_span(rows, p, min([FIT_FROM, *(c[0] for c in cuts)]))
     at_rows = [i for i in shown_kept if reads(rows[i]["signals"]) and p[i] >= read_from]
     both = list(dict.fromkeys(read + at_rows))
     window_by_row = {}
@@ -339,9 +343,6 @@ def main() -> None:
         fold_of_call.update(dict.fromkeys(groups[read][test].tolist(), f))
     at_fold = np.array([fold_of_call.get(groups[i], 0) for i in at_rows])
     variants: list[tuple[str, np.ndarray, float, np.ndarray | None, str | None]] = [("off", off, SUGGEST, None, "off")]
-    cuts = [tuple(float(v) for v in c.split(":")) for c in a.queue_cuts]
-    if any(len(c) != 2 or c[0] < FIT_FROM for c in cuts):
-        sys.exit(f"--queue-cuts: each SUGGEST:READ_SUGGEST, SUGGEST at least {FIT_FROM}")
     for worse in a.worse_weights:
         w2 = np.array([harm_weight(rows[i], worse) for i in read])
         z2, z2_served = np.zeros(len(at_rows)), np.zeros(len(at_rows))

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -32,7 +33,24 @@ ONE = {
     "segments": [{"id": "1", "text": "Thanks to Reiner Blair and the Cytova team for the numbers."}],
     "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]},
 }
+# Sentences whose everyday words the language model reads ("teams" or Teams?), different words for every client:
+# what the model's shared batches are for (the sentence above reads nothing).
+READ = [
+    "In region {i} our sales teams worked hard and the teams product grew.",
+    "Thanks for joining us today from office {i}, the us market for copilot was strong.",
+    "I think that bodes well for azure and the office team in region {i}.",
+]
 PYTHON = sys.executable
+
+
+def read_transcript(i: int, k: int) -> dict[str, object]:
+    """Client i's k-th transcript that the model reads: its own windows, so nothing is answered from the cache."""
+    return {
+        "transcript_id": f"read-{i}-{k}",
+        "user_id": f"u{i}",
+        "segments": [{"id": str(j), "text": t.format(i=100 * k + i)} for j, t in enumerate(READ)],
+        "canonical_entities": {"orgs": ["Teams", "US", "Copilot", "Azure", "Office"], "persons": ["Biden"]},
+    }
 
 
 def _env(src: str | None, data: Path) -> dict[str, str]:
@@ -89,21 +107,20 @@ def measure(src: str | None, clients: int) -> dict[str, float]:
             row["idle_rss_mb"] = _rss_mb(pid)
             forwarded = [_cli(env, "analyze", str(one), may_fail=src is not None)[0] for _ in range(3)]
             row["forwarded_cli_s"] = sorted(forwarded)[1]
-            row.update(_load(base, clients))
+            row.update(_load(base, clients, lambda i, k: {**ONE, "transcript_id": f"load-{i}-{k}", "user_id": f"u{i}"}))
+            row.update({f"read_{k}": v for k, v in _load(base, clients, read_transcript).items()})
     return row
 
 
-def _load(base: str, clients: int) -> dict[str, float]:
-    """Each client analyses its own small transcript at once, three times: latencies and BUSY answers."""
+def _load(base: str, clients: int, transcript: Callable[[int, int], dict[str, object]]) -> dict[str, float]:
+    """Each client analyses its own transcript at once, three times: latencies and BUSY answers."""
 
     def one_client(i: int) -> list[tuple[float, int]]:
         out = []
         with httpx.Client(base_url=base, timeout=600) as c:
             for k in range(3):
                 t0 = time.perf_counter()
-                r = c.post(
-                    "/v1/reliability/analyze", json={**ONE, "transcript_id": f"load-{i}-{k}", "user_id": f"u{i}"}
-                )
+                r = c.post("/v1/reliability/analyze", json=transcript(i, k))
                 out.append((time.perf_counter() - t0, r.status_code))
         return out
 
@@ -124,6 +141,9 @@ ROWS = [
     ("N clients at once: p50", "load_p50_s", "s", ""),
     ("  p95", "load_p95_s", "s", ""),
     ("  answered BUSY", "load_busy", "", ""),
+    ("N clients at once, sentences the model reads: p50", "read_load_p50_s", "s", ""),
+    ("  p95", "read_load_p95_s", "s", ""),
+    ("  answered BUSY", "read_load_busy", "", ""),
 ]
 
 
