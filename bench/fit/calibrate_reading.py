@@ -69,7 +69,9 @@ READ_AUTO_BAR = 0.62
 # Harmful negatives weigh this much in the second model's fit (the first model's is calibrate.WORSE_WEIGHT, 3):
 # what it reads is where the harm was (held-out: 8 against 3 lowered harm at the same EER).
 READ_WORSE_WEIGHT = 8.0
-AUTO, SUGGEST = 0.5, 0.2
+# The pipeline's own thresholds for what it did not read: applied from AUTO, shown from SUGGEST.
+AUTO = Settings.model_fields["reliability_auto_apply_threshold"].default
+SUGGEST = Settings.model_fields["reliability_suggest_threshold"].default
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
 
 
@@ -209,9 +211,9 @@ def main() -> None:
     )  # fmt: skip
     ap.add_argument("--bars", type=float, nargs="*", default=[READ_AUTO_BAR], help="auto-apply bars to compare")
     ap.add_argument(
-        "--queue-cuts", nargs="*", default=[], metavar="SUGGEST:READ_SUGGEST",
-        help="also the default bar and weight with these suggest thresholds (unread:read), each its own row and,"
-        " with --predictions, FILE.on-SUGGEST-READ_SUGGEST.jsonl",
+        "--queue-cuts", nargs="*", default=[], metavar="SUGGEST:READ_SUGGEST[:AUTO]",
+        help="also the default bar and weight with these suggest thresholds (unread:read, and the auto-apply threshold"
+        " of what is not read), each its own row and, with --predictions, FILE.on-SUGGEST-READ_SUGGEST[-AUTO].jsonl",
     )  # fmt: skip
     ap.add_argument("--worse-weights", type=float, nargs="*", default=[READ_WORSE_WEIGHT], help="harm weights")
     ap.add_argument("--rows-cache", type=Path, help="keep the labelled candidates here between runs (pickle)")
@@ -282,11 +284,11 @@ def main() -> None:
     read = [i for i in kept if reads(rows[i]["signals"])]
     # ... and what the pipeline keeps and reads: such a reading is never proposed nor read (scorer.decide,
     # reading.needs_reading), the span's next reading is kept instead, and the pair columns are over what is read
-    cuts = [tuple(float(v) for v in c.split(":")) for c in a.queue_cuts]
-    if any(len(c) != 2 or not 0 < min(c) <= max(c) < 1 for c in cuts):
-        sys.exit("--queue-cuts: each SUGGEST:READ_SUGGEST, two probabilities")
-    # what could be shown: from FIT_FROM, or from the lowest suggest threshold compared (never read below FIT_FROM)
-    shown_kept = best_per_span(rows, p, min([FIT_FROM, *(c[0] for c in cuts)]))
+    cuts = [[float(v) for v in c.split(":")] for c in a.queue_cuts]
+    if any(len(c) not in (2, 3) or not 0 < min(c) < 1 or (len(c) == 3 and c[2] <= c[0]) for c in cuts):
+        sys.exit("--queue-cuts: each SUGGEST:READ_SUGGEST[:AUTO], probabilities, AUTO above SUGGEST")
+    # what could be shown: from FIT_FROM, or from a lower suggest threshold (never read below FIT_FROM)
+    shown_kept = best_per_span(rows, p, min([FIT_FROM, SUGGEST, *(c[0] for c in cuts)]))
     at_rows = [i for i in shown_kept if reads(rows[i]["signals"]) and p[i] >= read_from]
     both = list(dict.fromkeys(read + at_rows))
     window_by_row = {}
@@ -369,11 +371,17 @@ def main() -> None:
                 )  # fmt: skip
                 if not first:
                     continue
-                for cut, read_cut in cuts:
+                unread = np.ones(len(rows), dtype=bool)
+                unread[at_rows] = False
+                for cut, read_cut, *auto in cuts:
                     at = off.copy()
                     at[at_rows] = _as_default_bars(raw[at_rows], bar, read_cut, cut)
+                    if auto:  # what was not read applied from auto[0]: mapped so that AUTO decides as it would
+                        at[unread] = _as_default_bars(off[unread], auto[0], cut, cut)
+                    name = "-".join(str(v) for v in [cut, read_cut, *auto])
                     variants.append(
-                        (f"on, queue from {cut} / read {read_cut}", at, cut, raw, f"on-{cut}-{read_cut}")
+                        (f"on, queue from {cut} / read {read_cut}" + (f" / auto {auto[0]}" if auto else ""), at, cut,
+                         raw, f"on-{name}")
                     )  # fmt: skip
     print(
         f"\n### held-out calls ({a.folds}-fold by call, both models): of {len(kept)} candidates from {FIT_FROM},"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -62,18 +61,23 @@ def _env(src: str | None, data: Path) -> dict[str, str]:
 
 
 def _cli(env: dict[str, str], *args: str, may_fail: bool = False) -> tuple[float, float, str]:
-    """Wall seconds, peak resident MB of the command (its children included) and its stderr; NaN seconds for a
-    command that fails when `may_fail` (a baseline without the feature)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds, peak resident MB of the command (its own, from wait4: not the most of every child so far) and
+    its stderr; NaN seconds for a command that fails when `may_fail` (a baseline without the feature)."""
     t0 = time.perf_counter()
-    done = subprocess.run([PYTHON, "-m", "namesake.cli", *args], env=env, capture_output=True, text=True, timeout=900)
-    took = time.perf_counter() - t0
-    if done.returncode != 0 and may_fail:
-        return float("nan"), float("nan"), done.stderr
-    if done.returncode != 0:
-        raise SystemExit(f"namesake {' '.join(args)} failed: {done.stderr[-800:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return took, max(peak, before) / 1024, done.stderr
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(
+            [PYTHON, "-m", "namesake.cli", *args], env=env, stdout=subprocess.DEVNULL, stderr=err, text=True
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        took = time.perf_counter() - t0
+        err.seek(0)
+        stderr = err.read()
+    if proc.returncode != 0 and may_fail:
+        return float("nan"), float("nan"), stderr
+    if proc.returncode != 0:
+        raise SystemExit(f"namesake {' '.join(args)} failed: {stderr[-800:]}")
+    return took, usage.ru_maxrss / 1024, stderr
 
 
 def _rss_mb(pid: int) -> float:

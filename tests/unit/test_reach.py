@@ -80,3 +80,22 @@ def test_a_rewrite_that_only_deletes_the_words_around_a_name_written_right_goes_
 
     assert only_deletes(cand("or www.sec.gov", "www.sec.gov")) and only_deletes(cand("Cytiva and", "Cytiva"))
     assert not only_deletes(cand("Cove in", "COVID")) and not only_deletes(cand("Cytivas", "Cytiva"))
+
+
+def test_a_name_the_trees_rate_low_is_shown_folded_not_dropped() -> None:
+    # earnings21-4385388-google "maybe mad as you think": the analyst Matt heard as "mad"; earnings21-4365024-google
+    # "Thanks Barry": the CEO Perry. The trees rate both below 0.1: dropped under the old 0.20 bar, now pending and
+    # folded on the review page (below REVIEW_FOLD_BELOW), where a reviewer who opens the fold finds them
+    settings = Settings()
+    cases = [
+        ({"persons": ["Matt", "Paul", "Peter", "Randy", "Dave", "Matt Koranda", "Mike"], "orgs": ["YETI"]},
+         "Thank you. And then maybe mad as you think about this, you know, the balance of the the excess Supply",
+         ("mad", "Matt")),
+        ({"persons": ["Tom", "Perry", "Jim", "Greg", "Perry Sook", "Joe Jaffoni"], "orgs": ["Nexstar"]},
+         "Great. Thanks Barry. Thanks, son.", ("Barry", "Perry")),
+    ]  # fmt: skip
+    for lists, text, pair in cases:
+        kept, _ = run_stages(PipelineInputs([Segment("1", text)], aggregate_payloads([lists])), settings)
+        found = [c for c in kept if (c.original, c.final) == pair]
+        assert len(found) == 1 and found[0].decision is Disposition.PENDING, pair
+        assert settings.reliability_suggest_threshold <= found[0].confidence < 0.20 < settings.review_fold_below

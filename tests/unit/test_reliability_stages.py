@@ -122,18 +122,19 @@ def test_decision_thresholds(conf: float, decision: Disposition) -> None:
 
 def test_a_rewrite_the_language_model_read_has_its_own_bars() -> None:
     """The second trees' probability is applied from READ_AUTO_APPLY and shown from READ_SUGGEST; unread, the usual."""
-    assert W.reading is not None and W.read_suggest < W.suggest < W.auto_apply < W.read_auto_apply
+    assert W.reading is not None and W.read_suggest <= W.suggest < W.auto_apply < W.read_auto_apply
+    w = replace(W, suggest=0.2, read_suggest=0.15)  # apart, to tell them apart (the defaults may be one)
 
     def cand(conf: float, read: bool) -> Candidate:
         signals = {"lm_gain": 1.0} if read else {}
         return Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf, signals=signals)
 
-    between = (W.read_suggest + W.suggest) / 2
-    assert decide(cand(between, read=True), W) is Disposition.PENDING
-    assert decide(cand(between, read=False), W) is Disposition.DROPPED
-    assert decide(cand(W.read_suggest - 0.01, read=True), W) is Disposition.DROPPED
-    assert decide(cand(W.auto_apply, read=True), W) is Disposition.PENDING
-    assert decide(cand(W.read_auto_apply, read=True), W) is Disposition.AUTO_APPLIED
+    between = (w.read_suggest + w.suggest) / 2
+    assert decide(cand(between, read=True), w) is Disposition.PENDING
+    assert decide(cand(between, read=False), w) is Disposition.DROPPED
+    assert decide(cand(w.read_suggest - 0.01, read=True), w) is Disposition.DROPPED
+    assert decide(cand(w.auto_apply, read=True), w) is Disposition.PENDING
+    assert decide(cand(w.read_auto_apply, read=True), w) is Disposition.AUTO_APPLIED
 
 
 def test_a_confidence_does_not_move_with_the_thresholds() -> None:
