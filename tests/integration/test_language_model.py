@@ -162,7 +162,9 @@ def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     dropped.confidence = 0.14
     assert not needs_reading(dropped, "en")
     shown = cand("bodes", "Biden's", everyday_word=0.5)
-    shown.confidence = 0.1  # the memory lifted it into the queue: read whatever its confidence
+    shown.confidence = 0.1  # shown below the reading floor: the first trees' confidence decides alone
+    assert not needs_reading(shown, "en")
+    shown.memory_bonus = 0.05  # the memory put it in the queue: read whatever its confidence
     assert needs_reading(shown, "en")
     repeating = cand("Coulter", "Beckman Coulter", everyday_word=0.5)
     repeating.decision, repeating.confidence, repeating.repeats_neighbour = Disposition.DROPPED, 0.3, True

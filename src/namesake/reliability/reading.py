@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from namesake.reliability.memory_policy import bonus_of
 from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.types import Candidate, Disposition, Segment
 
@@ -44,12 +45,15 @@ class ReadingStats:
 def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
     """A word in use that could be shown or changed: a word change, or a case change of the same letters.
 
-    A dropped candidate is read from `read_from` (RELIABILITY_READ_FROM: the suggest bar alone dropped it, and what
-    the model reads may lift it), but never one that is never proposed (`scorer.decide`): that stays dropped.
+    Read from `read_from` (RELIABILITY_READ_FROM) whatever the first trees decided (what the model reads may lift a
+    dropped one); below it their confidence decides alone, as the second trees were measured (a pending one too: the
+    suggest bar is below the reading floor), unless the memory put it in the queue. Never one that is never proposed
+    (`scorer.decide`): that stays dropped.
     """
     if not language.startswith("en") or c.context_free or c.never_proposed:
         return False
-    if c.decision is Disposition.DROPPED and c.confidence < read_from:
+    remembered = c.decision is not Disposition.DROPPED and (bonus_of(c) > 0 or c.taught is not None)
+    if c.confidence < read_from and not remembered:
         return False
     return reads(c.signals)
 
