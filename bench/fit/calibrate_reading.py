@@ -65,7 +65,7 @@ from namesake.reliability.trees import BUNDLED_READING_MODEL
 # RELIABILITY_READ_FROM (≥ this): the figures printed are of the candidates it reads, their pair columns over those.
 FIT_FROM = 0.1
 # A read rewrite is applied on its own from this probability (RELIABILITY_READ_AUTO_APPLY_THRESHOLD).
-READ_AUTO_BAR = 0.62
+READ_AUTO_BAR = 0.66
 # Harmful negatives weigh this much in the second model's fit (the first model's is calibrate.WORSE_WEIGHT, 3):
 # what it reads is where the harm was (held-out: 8 against 3 lowered harm at the same EER).
 READ_WORSE_WEIGHT = 8.0
