@@ -72,6 +72,8 @@ READ_WORSE_WEIGHT = 8.0
 # The pipeline's own thresholds for what it did not read: applied from AUTO, shown from SUGGEST.
 AUTO = Settings.model_fields["reliability_auto_apply_threshold"].default
 SUGGEST = Settings.model_fields["reliability_suggest_threshold"].default
+# The review page folds pending suggestions below this confidence (REVIEW_FOLD_BELOW).
+FOLD = Settings.model_fields["review_fold_below"].default
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
 
 
@@ -180,8 +182,7 @@ def report(
     auto = [i for i in mine if p[i] >= AUTO and not reviewer_decides(rows[i])]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
     pending = [i for i in mine if p[i] >= suggest and i not in set(auto)]
-    fold = Settings().review_fold_below
-    unfolded = [i for i in pending if (p if shown is None else shown)[i] >= fold]
+    unfolded = [i for i in pending if (p if shown is None else shown)[i] >= FOLD]
     wrong = np.mean([rows[i]["breaks"] > 0 or rows[i]["closer"] > 0 for i in words]) if words else 0.0
     accept = np.mean([label(rows[i]) for i in pending]) if pending else 0.0
     accept_unfolded = np.mean([label(rows[i]) for i in unfolded]) if unfolded else 0.0

@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -68,7 +69,12 @@ def _cli(env: dict[str, str], *args: str, may_fail: bool = False) -> tuple[float
         proc = subprocess.Popen(
             [PYTHON, "-m", "namesake.cli", *args], env=env, stdout=subprocess.DEVNULL, stderr=err, text=True
         )
-        _, status, usage = os.wait4(proc.pid, 0)
+        stuck = threading.Timer(900, proc.kill)  # a hung run fails (non-zero) instead of holding the bench
+        stuck.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            stuck.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         took = time.perf_counter() - t0
         err.seek(0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -30,7 +30,7 @@ class _Job(Generic[R]):
     left: int
     totals: np.ndarray
     error: BaseException | None = None
-    done: bool = field(default=False)
+    done: bool = False
 
 
 class LineBatcher(Generic[R]):

@@ -50,9 +50,9 @@ class Scorer:
     # what the trees' log-odds become once the language model has read a candidate (bench/fit/calibrate_reading.py)
     reading: TreeModel | None = None
     # a rewrite of a word in use the language model read is applied on its own from this confidence
-    read_auto_apply: float = 0.66
+    read_auto_apply: float = Settings.model_fields["reliability_read_auto_apply_threshold"].default
     # and shown from this one (the second trees' probability is not on the first trees' scale)
-    read_suggest: float = 0.15
+    read_suggest: float = Settings.model_fields["reliability_read_suggest_threshold"].default
     # the learned memory policy (RELIABILITY_MEMORY_POLICY=learned), else the hand rules
     memory: LearnedPolicy | None = None
 
