@@ -134,17 +134,16 @@ def refusal_key(original: str, final: str) -> tuple[str, str]:
 
 
 def times_refused(c: Candidate, refused_by_final: dict[str, list[tuple[str, int]]]) -> int:
-    """How often the user refused what the candidate proposes (0: never), in a span holding the refused original
-    or held by it.
+    """How often the user refused what the candidate proposes (0: never), in a span holding the refused original.
 
-    Rejecting "Acne" → Acme refuses "for Acne" → Acme too (wider, and it would delete a word), and a
-    rejected "Acne Corp" → Acme refuses "Acne" → Acme (narrower).
+    Rejecting "Acne" → Acme refuses "for Acne" → Acme too (wider: it would delete a word). A narrower span is
+    not refused: rejecting "covid-19. I'll" → COVID (it ate two words) says nothing against "covid" → COVID,
+    a right fix elsewhere that stands on its own.
     """
     words = f" {normalise(c.original)} "
     times = 0
     for refused_original, n in refused_by_final.get(compact(c.final), ()):
-        inner = f" {refused_original} "
-        if inner in words or words in inner:
+        if f" {refused_original} " in words:
             times = max(times, n)
     return times
 
@@ -195,21 +194,52 @@ def taught_in_like_context(c: Candidate) -> bool:
     return taught(c) and _context(c) >= SAME_CONTEXT
 
 
-def taught_here(c: Candidate) -> bool:
-    """Taught, and the original is no everyday word or the context is alike.
+# Teaching is evidence: a pair taught once is this sure whatever the list says, and each teaching more halves the
+# doubt left (0.60, 0.84, 0.94, …). With the other signals' evidence e the confidence is 1 − (1 − e)(1 − taught):
+# the memory lifts a taught pair above the list's own reading, never leaves it there.
+TAUGHT_ONCE = 0.6
+# The language model reads a taught fix as wrong in its sentence when its gain is below this (nats: the heard words
+# this much likelier than the taught final here): then it waits for the reviewer, however often it was taught.
+AGAINST_GAIN = -4.0
 
-    How often it was taught does not count: a reviewer who fixed "us" → US twice (the country) still
-    says "us" the pronoun everywhere (measured on the learning loop: that rule doubled harm_auto).
+
+def taught_sureness(times: float) -> float:
+    """How sure a pair taught `times` times is, on its own: 1 − (1 − TAUGHT_ONCE)^times."""
+    return 1.0 - (1.0 - TAUGHT_ONCE) ** max(1.0, times)
+
+
+def with_teaching(c: Candidate, confidence: float) -> float:
+    """The confidence once what the user taught counts as evidence (unchanged for anything not taught as is)."""
+    if not taught(c) or c.taught is None or c.taught.one_off:
+        return confidence
+    return 1.0 - (1.0 - confidence) * (1.0 - taught_sureness(c.taught.frequency))
+
+
+def read_against(c: Candidate) -> bool:
+    """The language model read the taught final in its sentence and found the heard words far likelier."""
+    gain = c.signals.get("lm_gain")
+    return gain is not None and gain < AGAINST_GAIN
+
+
+def taught_here(c: Candidate) -> bool:
+    """Taught as is, and nothing says otherwise: applied by itself.
+
+    What says otherwise: a paste or a sentence (shown where it recurs); the language model reading it as wrong in
+    its sentence; an everyday original ("done" → Don, "Crystal" → Christelle) or a change of case alone ("genome" →
+    Genome) taught once, in other words around, that the language model did not read as right here — the same word
+    is an ordinary one elsewhere. Taught twice or more, an everyday original applies unless the model reads it as
+    wrong ("us" → US taught twice stays pending in "told us that").
     """
     if not taught(c):
         return False
-    # a taught change of case alone ("genome" → Genome) is right where the word names something, and the
-    # same word is an ordinary noun elsewhere: like an everyday word, it needs the context it was taught in
     assert c.taught is not None  # taught(c)
-    if c.taught.one_off:  # a paste or a sentence: shown where it recurs, never applied
+    if c.taught.one_off or read_against(c):
         return False
     everyday = c.taught.everyday >= EVERYDAY or bool(c.signals.get("case_only"))
-    return not everyday or _context(c) >= SAME_CONTEXT
+    if not everyday or _context(c) >= SAME_CONTEXT:
+        return True
+    read_for = c.signals.get("lm_gain", -math.inf) >= 0.0
+    return c.taught.frequency >= 2 or read_for
 
 
 def _context(c: Candidate) -> float:

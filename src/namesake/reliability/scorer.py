@@ -23,7 +23,14 @@ from namesake.core.settings import Settings
 from namesake.core.sounds import sound_similarity, syllable_similarity
 from namesake.core.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
 from namesake.reliability.candidates import token_set_similarity
-from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, LearnedPolicy, bonus_of, memory_bounds, taught
+from namesake.reliability.memory_policy import (
+    BUNDLED_MEMORY_MODEL,
+    LearnedPolicy,
+    bonus_of,
+    memory_bounds,
+    taught,
+    with_teaching,
+)
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.types import DISPOSITION_RANK, Candidate, Disposition, Segment
@@ -270,7 +277,7 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
     bases = base_logits([c.signals for c in candidates], w) if candidates else []
     for c, base in zip(candidates, bases, strict=True):
         ev = evidence(c.signals, w, base, context_free=c.context_free)
-        c.confidence = round(with_memory(ev, bonus_of(c)), 4)
+        c.confidence = round(with_teaching(c, with_memory(ev, bonus_of(c))), 4)
         c.decision = decide(c, w, ev)
 
 

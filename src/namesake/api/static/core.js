@@ -82,3 +82,15 @@ export const pairKey = (s) => `${s.original.split(/\s+/).join(" ").toLowerCase()
 // The memory's key for a taught or refused pair.
 export const memoryKey = (original, final) => `${original.toLowerCase()}|${final.toLowerCase()}`;
 export const isOpen = (s) => s.status === STATUS.PENDING || s.status === STATUS.AUTO_APPLIED;
+
+// A question that must be answered before a wide action: true when the reviewer chose `ok` (Enter).
+export async function confirmed(text, ok = "Forget") {
+  $("#confirm-text").textContent = text;
+  $("#confirm-ok").firstChild.textContent = `${ok} `;
+  const dialog = $("#confirm");
+  dialog.returnValue = "";
+  dialog.showModal();
+  $("#confirm-ok").focus();
+  await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
+  return dialog.returnValue === "ok";
+}

@@ -1,7 +1,7 @@
 // Decisions: accept / edit / reject a suggestion (every occurrence of its pair at once), fix by hand, undo.
 
 import { TYPES } from "/review/assets/names.js";
-import { $, SCOPE_ORDER, api, el, enc, isOpen, pairKey, say, scopeWords, state } from "/review/assets/core.js";
+import { $, SCOPE_ORDER, api, confirmed, el, enc, isOpen, pairKey, say, scopeWords, state } from "/review/assets/core.js";
 import { loadDefaultScope, scopeChoice, scopeOf } from "/review/assets/detail.js";
 import { lastStanding, loadHistory } from "/review/assets/history.js";
 import { otherMatches, showMatches } from "/review/assets/matches.js";
@@ -28,6 +28,9 @@ function applyChanged(changed) {
 export async function rejectFolded() {
   const ids = state.order.filter(folded).map((s) => s.id);
   if (!ids.length) { say("Nothing is folded", true); return; }
+  const pairs = new Set(state.order.filter(folded).map(pairKey)).size;
+  if (!(await confirmed(`Reject all ${ids.length} folded suggestions in this call (${pairs} different changes)? ` +
+    "Each rejected change is refused for your next calls too (u brings them back).", "Reject all"))) return;
   try {
     const { data } = await api("POST", `/v1/transcripts/${enc(state.view.transcript_id)}/decisions`,
       { action: "reject", suggestion_ids: ids });

@@ -94,6 +94,19 @@ export function button(label, key, extra = "") {
   return b;
 }
 
+const letters = (t) => t.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+
+// What a reject will refuse next time: this pair, here and in any wider span; never a narrower one. A span that
+// ate neighbouring words says so: only it is refused, the name inside it stays proposable.
+export function rejectTeaches(s) {
+  const final = letters(s.final);
+  const eaten = s.original.split(/\s+/).filter((w) => letters(w) && !final.includes(letters(w)) &&
+    !letters(w).includes(final));
+  const pair = `“${s.original}” → ${s.final}`;
+  if (!eaten.length) return `A reject refuses ${pair} for your next calls too.`;
+  return `A reject refuses only ${pair} (it would delete “${eaten.join(" ")}”): the name inside it stays proposable.`;
+}
+
 export function renderDetail(s, { group, position, folded, single, done, otherwise }) {
   const open = isOpen(s);
   const taught = state.taught.get(memoryKey(s.original, s.final));
@@ -115,6 +128,7 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
     parts.push(el("p", { class: "refused" }, `You refused it ${refused.times}×, last on ` +
       `${new Date(refused.last_refused_at).toLocaleDateString()}` + (taught ? ": the signals alone decide." : ".")));
   }
+  if (open) parts.push(el("p", { class: "hint", id: "detail-reject-teaches" }, rejectTeaches(s)));
   const reasons = why(s);
   if (reasons.length) parts.push(el("h3", {}, "Why"), el("ul", { class: "why" }, ...reasons));
   if (open && (group.length > 1 || single)) {

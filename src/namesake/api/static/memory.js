@@ -1,6 +1,6 @@
 // The memory view: what a user taught, until when it applies, and forgetting one of them.
 
-import { $, api, el, enc, say, scopeWords, state } from "/review/assets/core.js";
+import { $, api, confirmed, el, enc, say, scopeWords, state } from "/review/assets/core.js";
 import { showMode } from "/review/assets/review.js";
 
 function memoryUser() {
@@ -57,16 +57,6 @@ export function renderMemory() {
   $("#memory-more").hidden = !state.memoryNext;
   renderRefusals();
   document.querySelector("#memory-table tr.selected")?.scrollIntoView({ block: "nearest" });
-}
-
-async function confirmed(text) {
-  $("#confirm-text").textContent = text;
-  const dialog = $("#confirm");
-  dialog.returnValue = "";
-  dialog.showModal();
-  $("#confirm-ok").focus();
-  await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
-  return dialog.returnValue === "ok";
 }
 
 // What the user refused: never proposed to them again until they take it back here.
