@@ -110,3 +110,55 @@ def test_analyze_sends_its_work_to_the_server_on_the_data_dir_and_local_still_re
                 raise
         log.close()
     assert not (data / "serve.json").exists()  # gone with the server
+
+
+@pytest.mark.slow
+def test_every_command_with_a_route_asks_the_running_server_and_prints_what_it_prints_alone(tmp_path: Path) -> None:
+    """The README's walk-through beside `namesake serve`: export, vocabulary, jobs and erasure each exit 0 (before,
+    each refused the held store, then aborted at exit: 134), and print what they print with the server stopped."""
+    port, data = free_port(), tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NAMESAKE_URL")}
+    env |= {"NAMESAKE_DATA_DIR": str(data)}
+    cli = str(Path(sys.executable).parent / "namesake")
+    log = (tmp_path / "serve.log").open("w")
+    server = subprocess.Popen([cli, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=log,
+                              text=True)  # fmt: skip
+    call = {"segments": [{"id": "1", "text": "Thanks to Reiner Blair and the Cytova team."}],
+            "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva"]}}  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([cli, *args], env=env, capture_output=True, text=True, timeout=300)
+
+    exports = [("transcripts", "export", "q3", "--format", "txt"), ("transcripts", "export", "q3"),
+               ("vocab", "export", "--user", "ana", "--format", "deepgram")]  # fmt: skip
+    try:
+        _wait_until_ready(server, port, tmp_path / "serve.log")
+        base = f"http://127.0.0.1:{port}"
+        for tid, user in (("q3", "ana"), ("other", "bo")):
+            r = httpx.post(f"{base}/v1/reliability/analyze", json={**call, "transcript_id": tid, "user_id": user},
+                           timeout=120)  # fmt: skip
+            assert r.status_code == 200, r.text
+        beside = {}
+        for args in [*exports, ("jobs", "promote", "--json"), ("jobs", "reconcile", "--json"),
+                     ("users", "erase", "bo", "--json")]:  # fmt: skip
+            done = run(*args)
+            assert done.returncode == 0, (args, done.returncode, done.stderr)
+            assert f"asking the server at {base}" in done.stderr
+            beside[args] = done.stdout
+        assert json.loads(beside["users", "erase", "bo", "--json"])["remaining"] == {"qdrant_points": 0, "rows": 0}
+        assert json.loads(beside["jobs", "promote", "--json"])["job"] == "promotion"
+        missing = run("transcripts", "export", "nope")
+        assert missing.returncode == 1 and "nope not found" in missing.stderr  # as a local run says it
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise
+        log.close()
+    for args in exports:  # the server stopped: the same commands open the store themselves, and print the same
+        alone = run(*args)
+        assert alone.returncode == 0, (args, alone.stderr)
+        assert "asking the server" not in alone.stderr
+        assert alone.stdout == beside[args], args

@@ -55,10 +55,19 @@ class UniversalSentenceEncoder:
         self._model: object | None = None
         self._blas: Any = None
         self._lock = threading.Lock()
+        self._loading: threading.Thread | None = None
 
     def load_in_background(self) -> None:
         """Start loading the weights now, on a thread: start-up opens the database meanwhile."""
-        threading.Thread(target=self._load_quietly, name="use-load", daemon=True).start()
+        self._loading = threading.Thread(target=self._load_quietly, name="use-load", daemon=True)
+        self._loading.start()
+
+    def settle(self) -> None:
+        """Wait for a load started in the background: a process that exits while the loader is inside sentencepiece
+        or BLAS aborts at shutdown ("terminate called without an active exception", exit 134)."""
+        if self._loading is not None:
+            self._loading.join()
+            self._loading = None
 
     def _load_quietly(self) -> None:
         try:
@@ -157,6 +166,11 @@ class CachedEmbedder:
         """Start loading the weights now when the embedder can (start-up opens the database meanwhile)."""
         if isinstance(self.inner, UniversalSentenceEncoder):
             self.inner.load_in_background()
+
+    def settle(self) -> None:
+        """Wait for the background load, if one was started (UniversalSentenceEncoder.settle)."""
+        if isinstance(self.inner, UniversalSentenceEncoder):
+            self.inner.settle()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32 rows, the texts not seen before embedded in one batch."""

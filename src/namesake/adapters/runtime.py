@@ -46,9 +46,13 @@ class Runtime:
         return self.language_model
 
     def close(self) -> None:
-        """Release the vector store first (Edge flushes), then the database pool."""
-        self.vectors.close()
-        self.db.close()
+        """Release the vector store first (Edge flushes), then the database pool; a weights load still running is
+        waited for (a process must not exit under it)."""
+        try:
+            self.vectors.close()
+            self.db.close()
+        finally:
+            _settle(self.embedder)
 
 
 def open_runtime(settings: Settings) -> Runtime:
@@ -56,18 +60,30 @@ def open_runtime(settings: Settings) -> Runtime:
     embedder = build_embedder(settings)
     if isinstance(embedder, CachedEmbedder):
         embedder.load_in_background()  # ~1.5 s of weights, while PostgreSQL starts
-    db = open_database(settings)
+    try:
+        db = open_database(settings)
+    except BaseException:
+        _settle(embedder)
+        raise
     try:
         vectors = open_vector_store(settings)
     except BaseException:
         db.close()
+        _settle(embedder)  # the store is held by a server: the refusal must not abort on the loader
         raise
     try:
         return Runtime(settings, db, vectors, embedder, build_llm(settings), NOT_LOADED)
     except BaseException:
         vectors.close()
         db.close()
+        _settle(embedder)
         raise
+
+
+def _settle(embedder: object) -> None:
+    """Wait for the embedder's background load, when it has one."""
+    if isinstance(embedder, CachedEmbedder):
+        embedder.settle()
 
 
 class LanguageModelOnDemand:

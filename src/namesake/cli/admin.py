@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from typing import TYPE_CHECKING, Annotated
+from urllib.parse import quote, urlencode
 
 import typer
 
@@ -18,10 +19,12 @@ if TYPE_CHECKING:
 
 from namesake.cli.base import (
     JsonOption,
+    _ask,
     _check_id,
     _fail,
     _open_services,
     _run_job,
+    _server,
     _settings,
     app,
     db_app,
@@ -133,16 +136,20 @@ def users_erase(
     """
     settings = _settings()
     _check_id(user_id, "USER_ID")
-    with _open_services(settings) as services, progress(err, f"erasing {user_id}", None) as bar:
-        try:
-            receipt = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n))
-        except NamesakeError as exc:
-            raise _fail(exc) from exc
-    if as_json or not sys.stdout.isatty():
-        sys.stdout.write(json.dumps(receipt.as_json()) + "\n")
+    server = _server(settings)
+    if server is not None:
+        body = json.loads(_ask(server, "DELETE", f"/v1/users/{quote(user_id)}"))
     else:
-        out.print_json(data=receipt.as_json())
-    if any(receipt.remaining.values()):
+        with _open_services(settings) as services, progress(err, f"erasing {user_id}", None) as bar:
+            try:
+                body = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n)).as_json()
+            except NamesakeError as exc:
+                raise _fail(exc) from exc
+    if as_json or not sys.stdout.isatty():
+        sys.stdout.write(json.dumps(body) + "\n")
+    else:
+        out.print_json(data=body)
+    if any(body["remaining"].values()):
         raise typer.Exit(1)
 
 
@@ -159,9 +166,15 @@ def vocab_export(
     """Print what USER taught as an engine takes it (keyterm / custom_spelling / additional_vocab / prompt)."""
     settings = _settings()
     _check_id(user, "--user")
-    with _open_services(settings) as services:
-        try:
-            body = services.vocabulary(user, fmt.value, transcript)
-        except NamesakeError as exc:
-            raise _fail(exc) from exc
+    _check_id(transcript, "--transcript")
+    server = _server(settings)
+    if server is not None:
+        query = urlencode({"format": fmt.value, **({"transcript_id": transcript} if transcript else {})})
+        body = json.loads(_ask(server, "GET", f"/v1/users/{quote(user)}/vocabulary?{query}"))
+    else:
+        with _open_services(settings) as services:
+            try:
+                body = services.vocabulary(user, fmt.value, transcript)
+            except NamesakeError as exc:
+                raise _fail(exc) from exc
     sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")

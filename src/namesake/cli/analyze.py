@@ -76,8 +76,9 @@ def analyze(
         bool,
         typer.Option(
             "--local",
-            help="Analyse in this process even when a server runs (NAMESAKE_URL, or `namesake serve` on this data "
-            "dir): by default the work is sent to it, and the output is the same.",
+            help="Analyse in this process, not on the running server (by default the work is sent to it, and the "
+            "output is the same). It opens the stores itself: refused, exit 1, while `namesake serve` holds this data "
+            "dir's embedded store; with NAMESAKE_URL's server elsewhere, or Qdrant and PostgreSQL servers, it runs.",
         ),
     ] = False,
 ) -> None:

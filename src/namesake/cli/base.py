@@ -143,6 +143,33 @@ def _open_services(settings: Settings, *, early: Sequence[CheckedTranscript] | N
         runtime.close()
 
 
+def _server(settings: Settings) -> tuple[str, str | None] | None:
+    """The running server a command sends its work to (its URL and the key to send), said on stderr; None: none runs.
+
+    `namesake serve` holds the embedded store: a second process cannot open it, so every command that has a route
+    asks the server instead (NAMESAKE_URL names one elsewhere)."""
+    from namesake.cli.forward import client_key, running_server
+
+    url = running_server(settings)
+    if url is None:
+        return None
+    err.print(f"asking the server at {url}", highlight=False, markup=False)
+    return url, client_key(settings)
+
+
+def _ask(server: tuple[str, str | None], method: str, path: str) -> str:
+    """The server's answer to the route that does a command's work; its refusals exit as a local run's would."""
+    from namesake.cli.forward import JobBusy, ask_server
+
+    try:
+        return ask_server(server[0], server[1], method, path)
+    except JobBusy as exc:
+        err.print(f"skipped: {exc.message}", highlight=False, markup=False)
+        raise typer.Exit(3) from exc
+    except NamesakeError as exc:
+        raise _fail(exc) from exc
+
+
 def _summary(title: str, counts: dict[str, Any]) -> Table:
     table = Table(title=title)
     table.add_column("count")
@@ -167,13 +194,19 @@ def _run_job(
     from namesake.jobs.runner import JobAlreadyRunningError
 
     settings = _settings()
-    with _open_services(settings) as services, progress(err, label, total(services)) as bar:
-        try:
-            outcome = run(services, bar.advance)
-        except JobAlreadyRunningError as exc:
-            err.print(f"skipped: {exc.message}")
-            raise typer.Exit(3) from exc
-    if as_json:
-        sys.stdout.write(json.dumps({"job": name, "run_id": outcome.run_id, "counts": outcome.counts()}) + "\n")
+    server = _server(settings)
+    if server is not None:
+        done = json.loads(_ask(server, "POST", f"/v1/jobs/{name}/run"))
+        run_id, counts = done["run_id"], done["counts"]
     else:
-        out.print(_summary(f"{name} (run {outcome.run_id})", outcome.counts()))
+        with _open_services(settings) as services, progress(err, label, total(services)) as bar:
+            try:
+                outcome = run(services, bar.advance)
+            except JobAlreadyRunningError as exc:
+                err.print(f"skipped: {exc.message}")
+                raise typer.Exit(3) from exc
+        run_id, counts = outcome.run_id, outcome.counts()
+    if as_json:
+        sys.stdout.write(json.dumps({"job": name, "run_id": run_id, "counts": counts}) + "\n")
+    else:
+        out.print(_summary(f"{name} (run {run_id})", counts))

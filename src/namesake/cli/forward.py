@@ -122,3 +122,30 @@ def analyse_remotely(
         return Answered(json.loads(text))
 
     return send
+
+
+class JobBusy(NamesakeError):
+    """The server's answer 409 to a job run: another runner holds the job (the CLI's exit 3)."""
+
+
+def ask_server(url: str, key: str | None, method: str, path: str, timeout: float = ANALYSE_TIMEOUT) -> str:
+    """One of the CLI's commands as the server's route does it (export, vocabulary, a job, an erasure): the body.
+
+    Refused for a 4xx (as a local run would refuse it), JobBusy for a job already running, StoreError when the server
+    does not answer or fails.
+    """
+    headers = {"Accept": "application/json, text/plain", **({"Authorization": f"Bearer {key}"} if key else {})}
+    try:
+        status, kind, raw = _request(url, method, path, None, headers, timeout)
+    except OSError as exc:
+        raise StoreError(f"the server at {url} did not answer ({exc})") from exc
+    text = raw.decode("utf-8", "replace")
+    if 400 <= status < 500:
+        error = (json.loads(text) if kind.startswith("application/json") else {}).get("error", {})
+        message, field = str(error.get("message", text)), error.get("field")
+        if status == 409 and path.startswith("/v1/jobs/"):
+            raise JobBusy(message)
+        raise Refused(str(error.get("code", status)), message, field)
+    if status != 200:
+        raise StoreError(f"the server at {url} answered {status}: {text[:300]}")
+    return text

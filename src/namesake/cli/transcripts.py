@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote
 
 import typer
 
-from namesake.cli.base import _check_id, _fail, _open_services, _settings, app, err
+from namesake.cli.base import _ask, _check_id, _fail, _open_services, _server, _settings, app, err
 from namesake.core.errors import NamesakeError
 from namesake.reliability.reviewed import TextFormat, render
 
@@ -28,11 +30,19 @@ def transcripts_export(
     is still open: state in_review or done)."""
     settings = _settings()
     _check_id(transcript, "TRANSCRIPT")
-    with _open_services(settings) as services:
-        try:
-            body = render(services.analysis.reviewed(transcript), fmt)
-        except NamesakeError as exc:
-            raise _fail(exc) from exc
+    server = _server(settings)
+    if server is not None:
+        body = _ask(server, "GET", f"/v1/transcripts/{quote(transcript)}/text?format={fmt.value}")
+        if fmt is TextFormat.JSON:  # as a local run writes it: a segment's missing times and speaker left out
+            reviewed = json.loads(body)
+            reviewed["segments"] = [{k: v for k, v in seg.items() if v is not None} for seg in reviewed["segments"]]
+            body = json.dumps(reviewed, ensure_ascii=False) + "\n"
+    else:
+        with _open_services(settings) as services:
+            try:
+                body = render(services.analysis.reviewed(transcript), fmt)
+            except NamesakeError as exc:
+                raise _fail(exc) from exc
     if output is None:
         sys.stdout.write(body)
         return

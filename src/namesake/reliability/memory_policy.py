@@ -205,7 +205,7 @@ AGAINST_GAIN = -4.0
 
 def taught_sureness(times: float) -> float:
     """How sure a pair taught `times` times is, on its own: 1 − (1 − TAUGHT_ONCE)^times."""
-    return 1.0 - (1.0 - TAUGHT_ONCE) ** max(1.0, times)
+    return 1.0 - float((1.0 - TAUGHT_ONCE) ** max(1.0, times))
 
 
 def with_teaching(c: Candidate, confidence: float) -> float:
