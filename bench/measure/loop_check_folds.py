@@ -55,8 +55,11 @@ def memory_model(folds: Path, fold: int, policy: str) -> dict[str, str]:
     return {"RELIABILITY_MEMORY_POLICY": "learned", "RELIABILITY_MEMORY_MODEL": str(path)}
 
 
-def run_fold(folds: Path, fold: int, calls: list[dict[str, Any]], policy: str, work: Path) -> dict[str, Any]:
-    """loop_check.py over `calls` against a server with the fold's trees; its JSON and the folder it scored in."""
+def run_fold(
+    folds: Path, fold: int, calls: list[dict[str, Any]], policy: str, work: Path, src: Path | None = None
+) -> dict[str, Any]:
+    """loop_check.py over `calls` against a server with the fold's trees (the code of `src`, when given: a baseline
+    in the same run); its JSON and the folder it scored in."""
     split = work / f"fold-{fold}.jsonl.gz"
     with gzip.open(split, "wt") as fh:
         fh.writelines(json.dumps(t) + "\n" for t in calls)
@@ -70,6 +73,7 @@ def run_fold(folds: Path, fold: int, calls: list[dict[str, Any]], policy: str, w
         "RELIABILITY_READING_MODEL": str(folds / f"fold-{fold}.reading.json"),
         "JOBS_ENABLED": "false",  # no promotion run in the middle of a fold
         **memory_model(folds, fold, policy),
+        **({"PYTHONPATH": str(src)} if src else {}),
     }
     argv = [str(Path(sys.executable).parent / "namesake"), "serve", "--port", str(_free_port())]
     with started_server(argv, env) as (base, _, _):
@@ -213,6 +217,7 @@ def main() -> None:
     ap.add_argument("--policy", choices=["learned", "rules"], default=Settings().reliability_memory_policy,
                     help="RELIABILITY_MEMORY_POLICY (default: the settings'); learned: fold-K.memory.json")  # fmt: skip
     ap.add_argument("--keep", type=Path, help="keep each fold's second halves and predictions in this folder")
+    ap.add_argument("--src", type=Path, help="run the servers on this source tree (another commit's src/: a baseline)")
     a = ap.parse_args()
     with gzip.open(bench_file(a.file), "rt") as fh:
         lines = fh.read().splitlines()
@@ -226,7 +231,7 @@ def main() -> None:
         runs = []
         for fold, calls in sorted(by_fold.items()):
             print(f"fold {fold}: {len(calls)} transcripts", file=sys.stderr, flush=True)
-            runs.append(run_fold(a.fold_models, fold, calls, a.policy, work))
+            runs.append(run_fold(a.fold_models, fold, calls, a.policy, work, a.src))
         m = merged(runs)
         m["unknown"] = unknown_to_scorer({t["transcript_id"]: t for t in picked(lines, a.n)}, runs)
         print(table(m))

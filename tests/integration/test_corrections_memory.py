@@ -14,13 +14,14 @@ from namesake.adapters.models import CorrectionMirror
 from namesake.adapters.runtime import Runtime
 from namesake.adapters.vectors.base import Filter, Match, VectorPoint
 from namesake.core.errors import DimensionMismatchError, StoreError
-from namesake.core.settings import CORRECTIONS_COLLECTION
+from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.bootstrap import PAYLOAD_INDEXES, CorrectionsMemoryBootstrap
 from namesake.corrections_memory.consolidation import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.repository import list_corrections
+from namesake.corrections_memory.repository import active_corrections, list_corrections
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
-from namesake.reliability.types import Candidate
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import Candidate, CanonicalDictionary, Disposition, MemoryScope, Segment
 from tests.conftest import tuned
 
 
@@ -126,9 +127,9 @@ def test_a_commit_that_fails_leaves_the_index_as_it_was(memory: Runtime) -> None
             conn.execute(text("DROP TRIGGER refuse_at_commit ON reliability_corrections_quarantine"))
 
 
-def test_a_new_final_supersedes_the_old_one_and_only_it_is_boosted(memory: Runtime) -> None:
+def test_a_new_final_taught_for_another_place_supersedes_the_old_one_and_only_it_is_boosted(memory: Runtime) -> None:
     writer = _writer(memory)
-    writer.record(_fix(final="MeetNoo", source_suggestion_id="a"))
+    writer.record(_fix(final="MeetNoo", source_suggestion_id="a", scope=MemoryScope.TRANSCRIPT, transcript_id="t1"))
     second = writer.record(_fix(final="Meetnoo SAS", source_suggestion_id="b"))
     assert second.outcome is WriteOutcome.SUPERSEDED
     with memory.db.session() as s:
@@ -140,6 +141,41 @@ def test_a_new_final_supersedes_the_old_one_and_only_it_is_boosted(memory: Runti
     stats = CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings).boost("u1", [cand])
     assert stats.boosted == 1 and cand.final == "Meetnoo SAS" and cand.memory_bonus > 0
     assert [c["final"] for c in list_corrections(memory.db, "u1")] == ["Meetnoo SAS"]
+
+
+def test_two_finals_taught_for_the_same_words_and_place_are_a_conflict_until_one_is_taught_again(
+    memory: Runtime,
+) -> None:
+    writer = _writer(memory)
+    writer.record(_fix(original="COVERT", final="COVID", transcript_id="call-1", source_suggestion_id="a"))
+    second = writer.record(_fix(original="COVERT", final="COVID-19", transcript_id="call-2", source_suggestion_id="b"))
+    assert second.outcome is WriteOutcome.CONFLICT
+    listed = list_corrections(memory.db, "u1")
+    assert [(c["final"], c["state"]) for c in listed] == [("COVID-19", "conflict")]
+    assert listed[0]["conflict_with"]["final"] == "COVID" and listed[0]["conflict_with"]["transcript_id"] == "call-1"
+    remembered = active_corrections(memory.db, "u1")
+    assert [(m.final, m.conflict) for m in remembered] == [("COVID-19", True)]
+    # neither applies by itself: shown to the reviewer with the later final, the memory's bonus withheld
+    seg = Segment("1", "the COVERT vaccine rollout")
+    kept, _ = run_stages(PipelineInputs([seg], CanonicalDictionary(), user_id="u1", remembered=remembered), Settings())
+    assert [(c.original, c.final, c.decision) for c in kept] == [("COVERT", "COVID-19", Disposition.PENDING)]
+    # the other side taught again: it is chosen (supersedes, no conflict left), and applies by itself
+    third = writer.record(_fix(original="COVERT", final="COVID", transcript_id="call-3", source_suggestion_id="c"))
+    assert third.outcome is WriteOutcome.SUPERSEDED
+    assert [(c["final"], c["state"]) for c in list_corrections(memory.db, "u1")] == [("COVID", "applying")]
+    remembered = active_corrections(memory.db, "u1")
+    kept, _ = run_stages(PipelineInputs([seg], CanonicalDictionary(), user_id="u1", remembered=remembered), Settings())
+    assert [(c.final, c.decision) for c in kept] == [("COVID", Disposition.AUTO_APPLIED)]
+    # a conflict settled by teaching the same final again: reinforced, applying
+    writer.record(_fix(original="Mitnou", final="MeetNoo", source_suggestion_id="d"))
+    assert writer.record(_fix(original="Mitnou", final="Meet Now", source_suggestion_id="e")).outcome is (
+        WriteOutcome.CONFLICT
+    )
+    assert writer.record(_fix(original="Mitnou", final="Meet Now", source_suggestion_id="f")).outcome is (
+        WriteOutcome.REINFORCED
+    )
+    states = {c["original"]: (c["final"], c["state"]) for c in list_corrections(memory.db, "u1")}
+    assert states["Mitnou"] == ("Meet Now", "applying")
 
 
 def test_reinforcement_never_merges_a_changed_value(memory: Runtime) -> None:
@@ -372,7 +408,8 @@ def test_a_reinforcement_racing_a_supersede_becomes_a_new_correction_not_a_503(m
     racer = threading.Thread(target=twin)
     racer.start()
     assert found.wait(timeout=30)
-    assert writer.record(_fix(original="Steffi", final="Cepheid Inc")).outcome is WriteOutcome.SUPERSEDED
+    other_place = _fix(original="Steffi", final="Cepheid Inc", scope=MemoryScope.LIST)  # not a conflict: supersedes
+    assert writer.record(other_place).outcome is WriteOutcome.SUPERSEDED
     go.set()
     racer.join(timeout=30)
     assert "error" not in outcome, outcome

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,24 @@ E = Existing(row_id=1, final_norm="meetnoo", source_suggestion_ids=("s1",))
         ("s1", "meetnoo sas", E, None, WriteOutcome.REPLAY, 1),  # a replayed suggestion never changes anything
         ("s2", "meetnoo", E, None, WriteOutcome.REINFORCED, 1),
         (None, "meetnoo", E, None, WriteOutcome.REINFORCED, 1),
-        ("s2", "meetnoo sas", E, None, WriteOutcome.SUPERSEDED, 1),
+        ("s2", "meetnoo sas", E, None, WriteOutcome.CONFLICT, 1),  # another final, same place: both kept
+        ("s2", "meetnoo sas", replace(E, same_scope=False), None, WriteOutcome.SUPERSEDED, 1),  # another place
+        (
+            "s2",
+            "meetnoo sas",
+            replace(E, in_conflict=True, other_final_norm="meetnoo sas"),
+            None,
+            WriteOutcome.SUPERSEDED,
+            1,
+        ),  # the conflict's other side taught again: chosen
+        (
+            "s2",
+            "meet now",
+            replace(E, in_conflict=True, other_final_norm="meetnoo sas"),
+            None,
+            WriteOutcome.CONFLICT,
+            1,
+        ),  # a third final: a conflict still
         ("s2", "3 velos", None, SemanticHit(7, 0.99, "3 velos"), WriteOutcome.REINFORCED, 7),
         ("s2", "4 velos", None, SemanticHit(7, 0.99, "3 velos"), WriteOutcome.NEW, None),  # changed value
         ("s2", "3 velos", None, SemanticHit(7, 0.94, "3 velos"), WriteOutcome.NEW, None),  # below dedupe

@@ -191,6 +191,9 @@ class CorrectionMirror(Base):
     source_suggestion_ids: Mapped[list[str]] = mapped_column(
         ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")
     )
+    # the same words were taught another final in the same scope (the row it supersedes): applied by neither until
+    # the user teaches one of the two again (consolidation.consolidate)
+    in_conflict: Mapped[bool] = mapped_column(nullable=False, server_default=text("false"))
     transcript_id: Mapped[str | None] = mapped_column(Text)
     # where it applies next: the transcript it was taught in, calls whose list holds the final, or everywhere
     scope: Mapped[str] = mapped_column(String(12), nullable=False, server_default=text(f"'{MemoryScope.USER}'"))

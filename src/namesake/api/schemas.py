@@ -239,6 +239,14 @@ class JobRunOut(BaseModel):
     counts: dict[str, Any]
 
 
+class ConflictOut(BaseModel):
+    """The other side of a conflict: the final taught before for the same words, where and when."""
+
+    final: str
+    transcript_id: str | None
+    taught_at: str
+
+
 class CorrectionOut(BaseModel):
     """A remembered correction as the user sees it: numbered per user, with where it stands."""
 
@@ -255,6 +263,9 @@ class CorrectionOut(BaseModel):
     state: CorrectionState
     applies_until: str | None
     supersedes_id: int | None
+    conflict_with: ConflictOut | None = Field(
+        None, description="state conflict: the other final taught for the same words and place, and where"
+    )
     transcript_id: str | None
     scope: MemoryScope = Field(
         description="where it applies next: the transcript it was taught in (transcript), "

@@ -38,6 +38,7 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.created_at,
             CorrectionMirror.scope,
             CorrectionMirror.transcript_id,
+            CorrectionMirror.in_conflict,
         ).where(
             CorrectionMirror.user_id == user_id,
             CorrectionMirror.status == CorrectionStatus.ACTIVE,
@@ -47,9 +48,12 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
     ).all()
     days = [max(0.0, (when - row.created_at).total_seconds() / 86400) for row in rows]
     return [
-        RememberedCorrection(o, f, t, c, n, ReviewAction(action), age, MemoryScope(scope), taught_in)
-        for (o, f, t, c, n, action, _, scope, taught_in), age in zip(rows, days, strict=True)
-    ]
+        RememberedCorrection(
+            r.original, r.final, r.entity_type, r.context_phrase, r.frequency, ReviewAction(r.action), age,
+            MemoryScope(r.scope), r.transcript_id, r.in_conflict,
+        )
+        for r, age in zip(rows, days, strict=True)
+    ]  # fmt: skip
 
 
 class CorrectionState(StrEnum):
@@ -59,6 +63,7 @@ class CorrectionState(StrEnum):
     PROMOTED = "promoted"  # canonical vocabulary from then on
     EXPIRED = "expired"  # not taught again in time: applies no more, until taught again
     SUPERSEDED = "superseded"  # another final replaced it
+    CONFLICT = "conflict"  # another final was taught for the same words and place: shown, applied by neither
 
 
 def correction_state(row: CorrectionMirror, now: datetime) -> CorrectionState:
@@ -67,14 +72,24 @@ def correction_state(row: CorrectionMirror, now: datetime) -> CorrectionState:
         return CorrectionState.SUPERSEDED
     if row.promoted_to_canonical:
         return CorrectionState.PROMOTED
+    if row.in_conflict and row.quarantine_until > now:
+        return CorrectionState.CONFLICT
     return CorrectionState.APPLYING if row.quarantine_until > now else CorrectionState.EXPIRED
 
 
 def correction_json(
-    row: CorrectionMirror, now: datetime | None = None, supersedes: int | None = None
+    row: CorrectionMirror,
+    now: datetime | None = None,
+    supersedes: int | None = None,
+    other: CorrectionMirror | None = None,
 ) -> dict[str, Any]:
-    """A correction as callers see it (ids numbered per user), with where it stands and until when it applies."""
+    """A correction as callers see it (ids numbered per user), with where it stands and until when it applies; for
+    one side of a conflict, the other side (`other`: the row it supersedes)."""
     state = correction_state(row, now or datetime.now(UTC))
+    conflict = None
+    if row.in_conflict and other is not None:
+        conflict = {"final": other.final, "transcript_id": other.transcript_id,
+                    "taught_at": other.updated_at.isoformat()}  # fmt: skip
     return {
         "id": row.user_seq,
         "entity_type": row.entity_type,
@@ -89,6 +104,7 @@ def correction_json(
         "state": state,
         "applies_until": row.quarantine_until.isoformat() if state == CorrectionState.APPLYING else None,
         "supersedes_id": supersedes,
+        "conflict_with": conflict,
         "transcript_id": row.transcript_id,
         "scope": row.scope,
         "created_at": row.created_at.isoformat(),
@@ -114,9 +130,10 @@ def list_corrections(
     with db.session() as s:
         rows = s.scalars(query.order_by(CorrectionMirror.user_seq.desc().nulls_last()).limit(limit)).all()
         replaced = {r.supersedes_id for r in rows if r.supersedes_id is not None}
-        numbers = dict(
-            s.execute(select(CorrectionMirror.id, CorrectionMirror.user_seq).where(CorrectionMirror.id.in_(replaced)))
-            .tuples()
-            .all()
-        )
-        return [correction_json(r, now, numbers.get(r.supersedes_id or 0)) for r in rows]
+        older = {r.id: r for r in s.scalars(select(CorrectionMirror).where(CorrectionMirror.id.in_(replaced)))}
+        return [
+            correction_json(
+                r, now, getattr(older.get(r.supersedes_id or 0), "user_seq", None), older.get(r.supersedes_id or 0)
+            )
+            for r in rows
+        ]

@@ -221,9 +221,7 @@ class CorrectionMemoryWriter:
         decision = consolidate(
             suggestion_id=c.source_suggestion_id,
             final_norm=prepared.final_norm,
-            same_original=None
-            if active is None
-            else Existing(active.id, active.final_norm, tuple(active.source_suggestion_ids)),
+            same_original=None if active is None else self._existing(session, active, c),
             semantic=None if active is not None else self._semantic_top1(session, c, prepared.vector),
             dedupe_threshold=self.settings.reliability_corrections_memory_dedupe_threshold,
         )
@@ -235,6 +233,19 @@ class CorrectionMemoryWriter:
                 return reinforced
             decision = Consolidation(WriteOutcome.NEW)  # its twin was forgotten meanwhile: this one is new
         return self._insert(work, prepared, superseded=active, decision=decision)
+
+    @staticmethod
+    def _existing(session: Session, active: CorrectionMirror, c: CorrectionInput) -> Existing:
+        """The active correction of the same words as consolidate weighs it: where it applies, and its conflict."""
+        same_scope = active.scope == c.scope and (
+            active.scope != MemoryScope.TRANSCRIPT or active.transcript_id == c.transcript_id
+        )
+        other = None
+        if active.in_conflict and active.supersedes_id is not None:
+            side = select(CorrectionMirror.final_norm).where(CorrectionMirror.id == active.supersedes_id)
+            other = session.scalar(side)
+        return Existing(active.id, active.final_norm, tuple(active.source_suggestion_ids), same_scope,
+                        active.in_conflict, other)  # fmt: skip
 
     def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
         flt = memory_filter(c.user_id, entity_type=c.entity_type, embedding_model=self.embedder.name)
@@ -257,6 +268,7 @@ class CorrectionMemoryWriter:
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None,
                "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
         row.frequency += 1
+        row.in_conflict = False  # taught this final again: the user chose it
         row.scope, row.transcript_id = c.scope, c.transcript_id or row.transcript_id  # the latest lesson says where
         if c.source_suggestion_id:
             row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
@@ -298,6 +310,7 @@ class CorrectionMemoryWriter:
             promoted_to_canonical=False,
             status=CorrectionStatus.ACTIVE,
             supersedes_id=superseded.id if superseded is not None else None,
+            in_conflict=decision.outcome is WriteOutcome.CONFLICT,
             source_suggestion_ids=[c.source_suggestion_id] if c.source_suggestion_id else [],
             transcript_id=c.transcript_id,
             scope=c.scope,
@@ -322,7 +335,11 @@ class CorrectionMemoryWriter:
             session.flush()
         session.add(row)
         session.flush()
-        outcome = WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome
+        outcome = (
+            decision.outcome
+            if decision.outcome is WriteOutcome.CONFLICT
+            else (WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome)
+        )
         return WriteResult(outcome, row.id, point_id, 1)
 
     def renew_applied(self, user_id: str, pairs: list[tuple[str, str]]) -> int:

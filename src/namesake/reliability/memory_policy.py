@@ -173,8 +173,9 @@ def apply_refusals(
 
 
 def bonus_of(c: Candidate) -> float:
-    """The reader's bonus, unless the pair is contested (then the memory says nothing either way)."""
-    return 0.0 if c.contested else c.memory_bonus
+    """The reader's bonus, unless the pair is contested or its words were taught two finals (then the memory says
+    nothing either way)."""
+    return 0.0 if c.contested or (c.taught is not None and c.taught.conflict) else c.memory_bonus
 
 
 # An original whose commonest word (numbers aside) is at least this frequent (wordfreq Zipf, the
@@ -185,8 +186,9 @@ SAME_CONTEXT = 0.5
 
 
 def taught(c: Candidate) -> bool:
-    """The user made exactly this correction (not contested): in overlaps it wins over the spotter's readings."""
-    return c.taught is not None and c.taught.similarity >= 1.0 and not c.contested
+    """The user made exactly this correction (not contested, not in conflict with another final they taught for the
+    same words): in overlaps it wins over the spotter's readings."""
+    return c.taught is not None and c.taught.similarity >= 1.0 and not c.contested and not c.taught.conflict
 
 
 def taught_in_like_context(c: Candidate) -> bool:
@@ -276,6 +278,8 @@ def memory_bounds(
     """
     if c.contested:
         return decision
+    if c.taught is not None and c.taught.conflict:  # two finals taught for these words: the reviewer chooses
+        return Disposition.PENDING
     if c.proposed_final is not None and c.taught is None and decision is Disposition.AUTO_APPLIED:
         # the vector memory put in a final taught on another original ("yetis" → YETI's, on "yeti"): the
         # signals judged the spotter's final, not this one (the learning loop: 56 of 71 such edits harmed)

@@ -79,8 +79,9 @@ def remembered_candidates(
                     context = round(context_share(here, taught), 4)
                 everyday = everyday_zipf(cand.original, language)
                 cand.taught = TaughtMatch(
-                    round(sim, 4), float(memo.frequency), everyday, context, one_off[mi], memo.action, memo.age_days
-                )
+                    round(sim, 4), float(memo.frequency), everyday, context, one_off[mi], memo.action, memo.age_days,
+                    memo.conflict,
+                )  # fmt: skip
                 out.append(cand)
     return out
 

@@ -273,6 +273,7 @@ class RememberedCorrection:
     age_days: float = 0.0  # days since it was first taught
     scope: MemoryScope = MemoryScope.USER  # where it applies next (corrections_memory/scope.py)
     transcript_id: str | None = None  # the transcript it was last taught in
+    conflict: bool = False  # the same words were taught another final for the same place: neither applies by itself
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,7 @@ class TaughtMatch:
     one_off: bool = False  # the taught final is a paste or a sentence
     action: ReviewAction = ReviewAction.ACCEPT  # how it was first taught (RememberedCorrection.action)
     age_days: float = 0.0  # days since it was first taught
+    conflict: bool = False  # another final was taught for the same words and place (RememberedCorrection.conflict)
 
     def audit(self) -> dict[str, float]:
         """Stored with the suggestion under the names the page reads ("remembered", …)."""
@@ -299,6 +301,8 @@ class TaughtMatch:
             out[f"remembered_{self.action}"] = 1.0
         if self.age_days:
             out["remembered_age_days"] = round(self.age_days, 2)
+        if self.conflict:
+            out["remembered_conflict"] = 1.0
         return out
 
 

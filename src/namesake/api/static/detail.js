@@ -122,6 +122,12 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
     parts.push(el("p", { class: "remembered" },
       `Remembered: you taught it ${taught.frequency}×, last on ${new Date(taught.updated_at).toLocaleDateString()}` +
       (taught.transcript_id ? ` in ${taught.transcript_id}` : "") + "."));
+    if (taught.state === "conflict" && taught.conflict_with) {
+      const other = taught.conflict_with;
+      parts.push(el("p", { class: "refused", id: "detail-conflict" },
+        `You also taught “${s.original}” → ${other.final}` + (other.transcript_id ? ` in ${other.transcript_id}` : "") +
+        `: neither applies by itself. Accept keeps ${s.final}; edit to ${other.final} chooses that one.`));
+    }
   }
   const refused = state.refused.get(memoryKey(s.original, s.final));
   if (refused) {

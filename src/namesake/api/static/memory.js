@@ -34,7 +34,16 @@ export async function openMemory(more = false, named = null, push = true) {
 // Until when a taught fix applies (teaching it again, or its being applied by itself, renews it), or why not.
 function applies(c) {
   if (c.state === "applying") return `until ${new Date(c.applies_until).toLocaleDateString()}, renewed each time it applies`;
+  if (c.state === "conflict") return conflictWords(c);
   return { promoted: "always (promoted)", expired: "expired: teach it again", superseded: "replaced" }[c.state] || "";
+}
+
+// Two finals taught for the same words and place: neither applies by itself until one is taught again.
+function conflictWords(c) {
+  const other = c.conflict_with;
+  if (!other) return "in conflict: choose one";
+  return `not by itself: you also taught “${c.original}” → ${other.final}` +
+    (other.transcript_id ? ` in ${other.transcript_id}` : "") + "; accept or edit one to choose";
 }
 
 export function renderMemory() {
