@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,3 +87,29 @@ def test_a_pair_refused_as_often_as_it_was_made_waits_for_a_reviewer_until_made_
     ahead = _backman(_analyze(client, "c-3"))  # made twice, refused once: its signals decide again
     assert ahead and all("refused_as_often" not in s["signals"] for s in ahead)
     assert "auto_applied" in {s["status"] for s in ahead}
+
+
+def test_a_reject_of_a_span_that_ate_words_refuses_only_it_not_the_name_inside(client: TestClient) -> None:
+    """The Danaher call: rejecting "covid-19. I'll" → COVID (it would delete "I'll") once took every right
+    "covid" → COVID fix away from the user's calls; it refuses that span (and wider ones) only."""
+    call = json.loads((Path(__file__).parents[1] / "data" / "danaher_covid.json").read_text())
+
+    def analyze(tid: str) -> list[dict[str, Any]]:
+        body = {"transcript_id": tid, "user_id": "dana", "segments": call["segments"],
+                "canonical_entities": call["canonical_entities"]}  # fmt: skip
+        r = client.post("/v1/reliability/analyze", json=body, headers=AUTH)
+        assert r.status_code == 200, r.text
+        return list(r.json()["suggestions"])
+
+    def covid(suggestions: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return sorted((s["segment_id"], s["status"]) for s in suggestions if s["original"] == "covid")
+
+    first = analyze("danaher-q1")
+    right = covid(first)
+    assert len(right) == 10 and {status for _, status in right} == {"auto_applied"}
+    wide = next(s for s in first if s["original"] == "covid-19. I'll")
+    r = client.post(f"/v1/suggestions/{wide['id']}/reject", json={"transcript_id": "danaher-q1"}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    again = analyze("danaher-q2")
+    assert covid(again) == right  # the name inside the refused span: still fixed by itself, everywhere
+    assert not [s for s in again if s["original"] == "covid-19. I'll"]  # the span refused: never proposed again
