@@ -27,6 +27,7 @@ from namesake.reliability.memory_policy import (
     BUNDLED_MEMORY_MODEL,
     LearnedPolicy,
     bonus_of,
+    completes_right_entity,
     memory_bounds,
     taught,
     with_teaching,
@@ -266,7 +267,8 @@ def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Dispositi
         decision = Disposition.PENDING
     else:
         decision = Disposition.DROPPED
-    decision = c.capped(memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory))
+    bounded = memory_bounds(c, conf if evidence_ is None else evidence_, decision, auto_apply, w.memory)
+    decision = bounded if completes_right_entity(c) else c.capped(bounded)
     if c.never_proposed:  # "Backman Beckman Coulter", "workers CMP": nobody would accept that
         decision = Disposition.DROPPED
     return decision
