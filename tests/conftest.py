@@ -27,6 +27,11 @@ from namesake.reliability.pipeline import MemoryBooster
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher
 from namesake.transcripts.store import TranscriptStore
 
+# The suite's own cache of rebuilt files (the compiled language model, the encoder's arrays): never the user's
+# (~/.cache/namesake), which a test run must leave as it found it. Kept between runs, as the user cache is.
+SUITE_CACHE = Path(__file__).resolve().parents[1] / ".test-cache"
+os.environ.setdefault("NAMESAKE_CACHE_DIR", str(SUITE_CACHE))
+
 TABLES = (
     "erased_users, job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
 )

@@ -21,9 +21,19 @@ from namesake.reliability.memory_policy import (
     may_apply_away,
     may_inherit,
     policy_features,
+    taught_here,
+    with_teaching,
 )
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, MemoryScope, RememberedCorrection, Segment, TaughtMatch
+from namesake.reliability.types import (
+    Candidate,
+    CanonicalDictionary,
+    MemoryScope,
+    RememberedCorrection,
+    ReviewAction,
+    Segment,
+    TaughtMatch,
+)
 from namesake.reliability.windows import function_words
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)
@@ -213,3 +223,30 @@ def test_a_taught_fix_comes_back_only_within_its_scope() -> None:
     assert in_scope(named, "t9", people) and in_scope(joined, "t9", people)  # a word of a value, its compact form
     flt = memory_filter("ana", exclude_originals=away)
     assert MatchAny("original_norm", ("three",)) in flt.must_not
+
+
+@pytest.mark.parametrize(
+    ("original", "zipf", "times", "action", "gain", "applies"),
+    [
+        ("Cytova", 1.5, 1, ReviewAction.MANUAL, None, True),  # a word nobody uses: the user said what it is
+        ("Sylvia", 3.6, 1, ReviewAction.ACCEPT, -17.9, True),  # the model's prior for a name is no argument
+        ("done", 5.0, 1, ReviewAction.ACCEPT, None, False),  # everyday, taught once, nothing read it here
+        ("done", 5.0, 1, ReviewAction.ACCEPT, -2.0, True),  # ... read nearly as likely as "done"
+        ("done", 5.0, 1, ReviewAction.ACCEPT, -6.0, False),  # ... read far less likely
+        ("well", 5.9, 1, ReviewAction.MANUAL, 3.0, False),  # one hand fix of an everyday word: the reviewer decides
+        ("Crystal", 4.4, 2, ReviewAction.ACCEPT, -9.6, True),  # taught twice: applied ...
+        ("Crystal", 4.4, 2, ReviewAction.ACCEPT, -25.0, False),  # ... unless the sentence rules the name out
+        ("us", 6.04, 3, ReviewAction.ACCEPT, 1.8, False),  # as common as a function word, however often taught
+        ("ninety three", 6.5, 2, ReviewAction.ACCEPT, -3.0, True),  # several words: taught twice, applied
+    ],
+)
+def test_teaching_is_evidence_within_three_bounds(
+    original: str, zipf: float, times: int, action: ReviewAction, gain: float | None, applies: bool
+) -> None:
+    c = Candidate("1", 0, len(original), original, "Name", "PERSON", "memory")
+    c.taught = TaughtMatch(1.0, float(times), zipf, None, action=action)
+    if gain is not None:
+        c.signals["lm_gain"] = gain
+    assert taught_here(c) is applies
+    lifted = with_teaching(c, 0.1)
+    assert (lifted > 0.5) is applies and lifted >= 0.1  # where it applies, teaching lifts it past the auto bar

@@ -127,9 +127,11 @@ class Settings(BaseSettings):
     reliability_scorer_model: Path | None = None
     # the second model, for what the language model read (trees only): bench/fit/calibrate_reading.py writes it
     reliability_reading_model: Path | None = None
-    # When a remembered fix may apply by itself: "learned" (the policy bench/fit/calibrate_memory.py fits from
-    # simulated review sessions, or RELIABILITY_MEMORY_MODEL) or "rules" (memory_policy's hand rules)
-    reliability_memory_policy: Literal["learned", "rules"] = "learned"
+    # When a remembered fix may apply by itself: "rules" (memory_policy.taught_here: teaching is evidence, three
+    # bounds chosen fold by fold on held-out review sessions) or "learned" (the trees bench/fit/calibrate_memory.py
+    # fits on the dev file's sessions, or RELIABILITY_MEMORY_MODEL; they lean on the scorer's evidence, which on calls
+    # the scorer does not know is low: docs/benchmarks/memory.md)
+    reliability_memory_policy: Literal["learned", "rules"] = "rules"
     reliability_memory_model: Path | None = None
     # chosen on held-out review sessions: harm below a fresh user's (docs/benchmarks/memory.md)
     reliability_memory_auto_apply_threshold: Unit = 0.65

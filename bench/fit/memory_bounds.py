@@ -1,0 +1,122 @@
+"""The memory rules' three bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
+
+Rows: every second-half suggestion of `bench.measure.loop_check_folds --keep DIR` that carries a fix the user taught
+exactly (`remembered` = 1, not contested), labelled by the yardstick's harm rule (applied alone it fixes an entity or
+brings the words nearer, breaking nothing: right; it breaks an entity or adds word errors: harmful). The labels do
+not depend on what the rules decided, so one run's rows weigh any bounds.
+
+Each bound of `reliability/memory_policy.py` is chosen on four folds' rows (the value that maximises right − 3 ×
+harmful among what it lets apply, harm weighed as the scorer's fit weighs it) and read on the fifth. When every fold
+chooses the shipped value, the loop's figures are held out for the bounds as they are for the scorer.
+
+Usage: python -m bench.fit.memory_bounds --keep DIR [--keep DIR2 …]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.common import judge
+from namesake.reliability import memory_policy as policy
+
+HARM_WEIGHT = 3.0  # as the scorer's trees weigh a harmful positive (calibrate.WORSE_WEIGHT)
+
+Row = dict[str, Any]
+
+
+def rows_of(keep: Path) -> list[Row]:
+    """Every exactly-taught suggestion of a kept loop run, with its fold, what the rules read, and its label."""
+    out: list[Row] = []
+    for d in sorted(keep.glob("fold-*-tmp/loopcheck-*")):
+        fold = int(d.parent.name.split("-")[1])
+        with gzip.open(d / "second.jsonl.gz", "rt") as fh:
+            halves = {t["transcript_id"]: t for t in map(json.loads, fh)}
+        for p in map(json.loads, (d / "mem.jsonl").open()):
+            segs = {s["id"]: s for s in halves[p["transcript_id"]]["segments"]}
+            for s in p["suggestions"]:
+                sig = s["signals"]
+                if sig.get("remembered") != 1.0 or sig.get("contested"):
+                    continue
+                fixed, broken, closer = judge(segs[str(s["segment_id"])], s)
+                out.append({
+                    "fold": fold, "right": broken == 0 and closer <= 0 and (fixed > 0 or closer < 0),
+                    "harm": broken > 0 or closer > 0, "gain": sig.get("lm_gain"),
+                    "times": sig.get("remembered_frequency", 1.0), "by_hand": bool(sig.get("remembered_manual")),
+                    "everyday": sig.get("remembered_everyday", 0.0), "one_word": len(s["original"].split()) == 1,
+                    "context": sig.get("remembered_context") or 0.0, "case_only": bool(sig.get("case_only")),
+                })  # fmt: skip
+    return out
+
+
+def worth(rows: list[Row]) -> float:
+    """Right minus HARM_WEIGHT × harmful: what letting these rows apply is worth."""
+    return sum(r["right"] for r in rows) - HARM_WEIGHT * sum(r["harm"] for r in rows)
+
+
+def everyday(r: Row) -> bool:
+    """An everyday original, or a change of case alone, taught where the words around were not alike."""
+    return (r["everyday"] >= policy.EVERYDAY or r["case_only"]) and r["context"] < policy.SAME_CONTEXT
+
+
+# Each bound: the rows it governs, whether a row applies at a value, the grid, the shipped value.
+BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], list[float], float]] = {
+    "FUNCTION_GRADE": (
+        lambda r: everyday(r) and r["one_word"] and r["times"] >= 2
+        and (r["gain"] is None or r["gain"] >= policy.AGAINST_GAIN),
+        lambda r, v: r["everyday"] < v,
+        [float(v) for v in np.arange(4.5, 8.01, 0.25)], policy.FUNCTION_GRADE,
+    ),
+    "AGAINST_GAIN": (
+        lambda r: everyday(r) and r["times"] >= 2 and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r, v: r["gain"] is None or r["gain"] >= v,
+        [-math.inf] + [float(v) for v in range(-30, 1)], policy.AGAINST_GAIN,
+    ),
+    "FOR_GAIN": (
+        lambda r: everyday(r) and r["times"] < 2 and not r["by_hand"] and r["gain"] is not None
+        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r, v: r["gain"] >= v,
+        [float(v) for v in range(-8, 5)], policy.FOR_GAIN,
+    ),
+}  # fmt: skip
+
+
+def best(rows: list[Row], applies: Callable[[Row, float], bool], grid: list[float]) -> float:
+    """The grid value whose applied rows are worth most (ties: the stricter, the later in the grid for gains)."""
+    scores = [(worth([r for r in rows if applies(r, v)]), i) for i, v in enumerate(grid)]
+    return grid[max(scores)[1]]
+
+
+def main() -> None:
+    """Per bound and fold: the value chosen without the fold, and what it lets apply in the fold."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--keep", type=Path, action="append", required=True, help="a loop_check_folds --keep folder")
+    a = ap.parse_args()
+    rows = [r for keep in a.keep for r in rows_of(keep)]
+    folds = sorted({r["fold"] for r in rows})
+    print(f"{len(rows)} taught suggestions in {len(folds)} folds\n")
+    heads = " | ".join(f"without fold {k}" for k in folds)
+    print(f"| bound | shipped | chosen on all | {heads} | held out: right / harmful applied |")
+    print("|---|---|---|" + "---|" * len(folds) + "---|")
+    for name, (governs, applies, grid, shipped) in BOUNDS.items():
+        mine = [r for r in rows if governs(r)]
+        chosen, right, harm = [], 0, 0
+        for k in folds:
+            v = best([r for r in mine if r["fold"] != k], applies, grid)
+            chosen.append(v)
+            held = [r for r in mine if r["fold"] == k and applies(r, v)]
+            right, harm = right + sum(r["right"] for r in held), harm + sum(r["harm"] for r in held)
+        everywhere = best(mine, applies, grid)
+        print(f"| {name} ({len(mine)} rows) | {shipped:g} | {everywhere:g} | " + " | ".join(f"{v:g}" for v in chosen)
+              + f" | {right} / {harm} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
