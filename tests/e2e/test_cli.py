@@ -80,6 +80,8 @@ def test_worker_processes_give_the_same_output_in_the_same_order(env: dict[str, 
         ('{"transcript_id": "b"}\n', ":1: segments"),
         ('{"transcript_id": "a", "segments": [{"id": "1"}]}\n', ":1: segments[0].text"),
         ("{not json\n", ":1: not JSON"),
+        # a line cut short: its error is where it ends (column 38), not on the line after it (column 1)
+        ('{"transcript_id": "a", "segments": []\n', ":1: not JSON (Expecting ',' delimiter at column 38)"),
         ('{"transcript_id": "../x", "segments": [{"id": "1", "text": "x"}]}\n', ":1: transcript_id"),
         ("[" * 100_000 + "]" * 100_000 + "\n", ":1: not a transcript (JSON nested too deeply)"),
         (

@@ -118,7 +118,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
             except UnicodeDecodeError as exc:
                 raise InvalidInputError(f"{path}:{n}: not UTF-8 (byte {exc.start + 1} of the line)") from exc
             if line.strip():
-                yield n, line
+                yield n, line.rstrip("\r\n")  # a truncated line's error sits at its end, not on a next line
 
 
 def read_batch(

@@ -204,7 +204,8 @@ def _applied(line: InputLine, result: AnalysisResult | Answered) -> dict[str, An
 
 def _suggestion_table(transcript_id: str, mode: str, suggestions: list[Suggestion]) -> Table:
     """The suggestions as a table that fits an 80-column terminal: short headers, no words folded in two."""
-    table = Table(title=f"{transcript_id} ({mode}): {len(suggestions)} suggestions", box=box.SIMPLE_HEAD)
+    count = f"{len(suggestions)} suggestion{'' if len(suggestions) == 1 else 's'}"
+    table = Table(title=f"{transcript_id} ({mode}): {count}", box=box.SIMPLE_HEAD)
     for col in ("seg", "span", "original", "final", "type", "conf", "status"):
         table.add_column(col, no_wrap=col in ("span", "type", "conf", "status"), overflow="fold")
     for s in suggestions:
