@@ -100,8 +100,9 @@ const letters = (t) => t.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
 // ate neighbouring words says so: only it is refused, the name inside it stays proposable.
 export function rejectTeaches(s) {
   const final = letters(s.final);
-  const eaten = s.original.split(/\s+/).filter((w) => letters(w) && !final.includes(letters(w)) &&
-    !letters(w).includes(final));
+  const inName = (w) => final.includes(letters(w)) || letters(w).includes(final);
+  const words = s.original.split(/\s+/).filter((w) => letters(w));
+  const eaten = words.some(inName) ? words.filter((w) => !inName(w)) : []; // the name kept, its neighbours gone
   const pair = `“${s.original}” → ${s.final}`;
   if (!eaten.length) return `A reject refuses ${pair} for your next calls too.`;
   return `A reject refuses only ${pair} (it would delete “${eaten.join(" ")}”): the name inside it stays proposable.`;

@@ -1,0 +1,75 @@
+"""What a decision teaches, said on the page before it is taken: a reject's reach, a bulk reject, two finals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.browser.conftest import AUTH, KEY, playwright_api, shot, sign_in
+
+DANAHER = Path(__file__).parents[1] / "data" / "danaher_covid.json"
+
+
+def _analyze(server: str, tid: str, segments: list[dict[str, str]], entities: dict[str, list[str]]) -> list[Any]:
+    r = httpx.post(f"{server}/v1/reliability/analyze", headers=AUTH, timeout=120,
+                   json={"transcript_id": tid, "user_id": "alice", "segments": segments,
+                         "canonical_entities": entities})  # fmt: skip
+    assert r.status_code == 200, r.text
+    return list(r.json()["suggestions"])
+
+
+def _open_at(page: Any, server: str, tid: str, suggestion: str) -> None:
+    page.goto(f"{server}/review?t={tid}&s={suggestion}")
+    if page.locator("#key").is_visible():
+        page.fill("#key", KEY)
+        page.keyboard.press("Enter")
+    playwright_api.expect(page.locator("#transcript-title")).to_have_text(tid)
+
+
+def test_the_panel_says_what_a_reject_refuses_and_a_span_that_ate_words_refuses_only_itself(
+    server: str, page: Any
+) -> None:
+    expect = playwright_api.expect
+    call = json.loads(DANAHER.read_text())
+    found = _analyze(server, "danaher", call["segments"], call["canonical_entities"])
+    wide = next(s for s in found if s["original"] == "covid-19. I'll")
+    plain = next(s for s in found if s["original"] == "covid")
+    _open_at(page, server, "danaher", wide["id"])
+    teaches = page.locator("#detail-reject-teaches")
+    expect(teaches).to_contain_text("refuses only “covid-19. I'll” → COVID")
+    expect(teaches).to_contain_text("would delete “I'll”")
+    shot(page, "review-reject-teaches")
+    _open_at(page, server, "danaher", plain["id"])
+    expect(teaches).to_have_text("A reject refuses “covid” → COVID for your next calls too.")
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(teaches).to_contain_text("for your next calls too")
+
+
+def test_two_finals_taught_for_the_same_words_are_shown_as_a_choice(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    for tid, final in (("call-a", "COVID"), ("call-b", "COVID-19")):
+        text = "cases of COVERT rose again"
+        _analyze(server, tid, [{"id": "1", "text": text}], {"keywords": ["COVID-19", "COVID"]})
+        r = httpx.post(f"{server}/v1/corrections", headers=AUTH, json={
+            "user_id": "alice", "transcript_id": tid, "segment_id": "1", "start_char": 9, "end_char": 15,
+            "original": "COVERT", "final": final, "entity_type": "KEYWORD", "segment_text": text})  # fmt: skip
+        assert r.status_code in (200, 201), r.text
+    taught = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
+    assert [(c["final"], c["state"], c["conflict_with"]["final"]) for c in taught] == [
+        ("COVID-19", "conflict", "COVID")
+    ]
+    found = _analyze(server, "call-c", [{"id": "1", "text": "and COVERT cases fell"}], {"keywords": ["COVID-19"]})
+    mine = next(s for s in found if s["original"] == "COVERT")
+    assert (mine["final"], mine["status"]) == ("COVID-19", "pending")  # neither final applied by itself
+    sign_in(page, server)
+    _open_at(page, server, "call-c", mine["id"])
+    expect(page.locator("#detail-conflict")).to_contain_text("You also taught “COVERT” → COVID in call-a")
+    expect(page.locator("#detail-conflict")).to_contain_text("neither applies by itself")
+    # a word replaced, none deleted: a reject refuses the pair as it is
+    expect(page.locator("#detail-reject-teaches")).to_have_text(
+        "A reject refuses “COVERT” → COVID-19 for your next calls too."
+    )
+    shot(page, "review-conflict")
