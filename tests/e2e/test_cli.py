@@ -275,3 +275,20 @@ def test_an_id_the_api_could_never_address_is_exit_2_and_writes_nothing(
         assert result.exit_code == 2 and "is not an id" in result.stderr, args
     with db.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM users").scalar() == 0
+
+
+def test_a_transcript_sent_with_a_tenants_key_is_exported_by_the_id_its_sender_knows(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(dict(TRANSCRIPT, transcript_id="acme~q3-review")))  # as a tenant key stores it
+    assert CliRunner().invoke(app, ["analyze", str(path)]).exit_code == 0
+    bare = CliRunner().invoke(app, ["transcripts", "export", "q3-review", "--format", "txt"])
+    assert bare.exit_code == 1 and "--tenant" in bare.stderr  # not found, and how to name it
+    named = CliRunner().invoke(app, ["transcripts", "export", "q3-review", "--tenant", "acme", "--format", "txt"])
+    assert named.exit_code == 0, named.stderr
+    assert (
+        named.stdout == CliRunner().invoke(app, ["transcripts", "export", "acme~q3-review", "--format", "txt"]).stdout
+    )
+    both = CliRunner().invoke(app, ["transcripts", "export", "acme~q3-review", "--tenant", "acme"])
+    assert both.exit_code == 2

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 from namesake.cli.base import (
     JsonOption,
+    TenantOption,
     _ask,
     _check_id,
     _fail,
@@ -26,6 +27,7 @@ from namesake.cli.base import (
     _run_job,
     _server,
     _settings,
+    _tenant_id,
     app,
     db_app,
     err,
@@ -162,11 +164,14 @@ def vocab_export(
     transcript: Annotated[
         str | None, typer.Option("--transcript", help="Add this transcript's canonical list.")
     ] = None,
+    tenant: TenantOption = None,
 ) -> None:
     """Print what USER taught as an engine takes it (keyterm / custom_spelling / additional_vocab / prompt)."""
     settings = _settings()
     _check_id(user, "--user")
     _check_id(transcript, "--transcript")
+    user = _tenant_id(user, tenant, "--user")
+    transcript = None if transcript is None else _tenant_id(transcript, tenant, "--transcript")
     server = _server(settings)
     if server is not None:
         query = urlencode({"format": fmt.value, **({"transcript_id": transcript} if transcript else {})})

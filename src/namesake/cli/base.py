@@ -81,9 +81,11 @@ def _checked_models(settings: Settings) -> Iterator[None]:
     yield
 
 
-def _fail(exc: NamesakeError) -> typer.Exit:
-    """Exit 2 for a setting that cannot be used as given (bad input, like an invalid value), 1 for the rest."""
-    err.print(f"error: {exc.message}", markup=False, highlight=False, soft_wrap=True)
+def _fail(exc: NamesakeError, not_found: str | None = None) -> typer.Exit:
+    """Exit 2 for a setting that cannot be used as given (bad input, like an invalid value), 1 for the rest; a
+    `not_found` hint is said after a NOT_FOUND (how to name what was not found)."""
+    hint = f": {not_found}" if not_found and getattr(exc, "code", None) == "NOT_FOUND" else ""
+    err.print(f"error: {exc.message}{hint}", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(2 if isinstance(exc, ConfigurationError) else 1)
 
 
@@ -157,7 +159,7 @@ def _server(settings: Settings) -> tuple[str, str | None] | None:
     return url, client_key(settings)
 
 
-def _ask(server: tuple[str, str | None], method: str, path: str) -> str:
+def _ask(server: tuple[str, str | None], method: str, path: str, not_found: str | None = None) -> str:
     """The server's answer to the route that does a command's work; its refusals exit as a local run's would."""
     from namesake.cli.forward import JobBusy, ask_server
 
@@ -167,7 +169,30 @@ def _ask(server: tuple[str, str | None], method: str, path: str) -> str:
         err.print(f"skipped: {exc.message}", highlight=False, markup=False)
         raise typer.Exit(3) from exc
     except NamesakeError as exc:
-        raise _fail(exc) from exc
+        raise _fail(exc, not_found) from exc
+
+
+def _tenant_id(value: str, tenant: str | None, option: str) -> str:
+    """An id as its sender knows it, in the namespace of `tenant` (stored `TENANT~id`) when one is named."""
+    _check_id(tenant, "--tenant")
+    if tenant is None:
+        return value
+    if "~" in value or "~" in tenant:
+        err.print(f"error: {option}: {value!r} already names a tenant, or --tenant holds '~'", markup=False,
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(2)
+    return f"{tenant}~{value}"
+
+
+TenantOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tenant",
+        help="The tenant whose key sent it (with tenant keys, ids are the tenant's own: --tenant acme q3-review).",
+    ),
+]
+# What a NOT_FOUND says next, for an id given without its tenant
+NAME_THE_TENANT = "a transcript sent with a tenant's key is named with --tenant TENANT (or as TENANT~ID)"
 
 
 def _summary(title: str, counts: dict[str, Any]) -> Table:

@@ -10,7 +10,19 @@ from urllib.parse import quote
 
 import typer
 
-from namesake.cli.base import _ask, _check_id, _fail, _open_services, _server, _settings, app, err
+from namesake.cli.base import (
+    NAME_THE_TENANT,
+    TenantOption,
+    _ask,
+    _check_id,
+    _fail,
+    _open_services,
+    _server,
+    _settings,
+    _tenant_id,
+    app,
+    err,
+)
 from namesake.core.errors import NamesakeError
 from namesake.reliability.reviewed import TextFormat, render
 
@@ -25,14 +37,17 @@ def transcripts_export(
         TextFormat.JSON
     ),
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    tenant: TenantOption = None,
 ) -> None:
     """Print the transcript with every applied, accepted, edited and hand-made fix written in (json says what
     is still open: state in_review or done)."""
     settings = _settings()
     _check_id(transcript, "TRANSCRIPT")
+    hint = NAME_THE_TENANT if tenant is None and "~" not in transcript else None
+    transcript = _tenant_id(transcript, tenant, "TRANSCRIPT")
     server = _server(settings)
     if server is not None:
-        body = _ask(server, "GET", f"/v1/transcripts/{quote(transcript)}/text?format={fmt.value}")
+        body = _ask(server, "GET", f"/v1/transcripts/{quote(transcript)}/text?format={fmt.value}", hint)
         if fmt is TextFormat.JSON:  # as a local run writes it: a segment's missing times and speaker left out
             reviewed = json.loads(body)
             reviewed["segments"] = [{k: v for k, v in seg.items() if v is not None} for seg in reviewed["segments"]]
@@ -42,7 +57,7 @@ def transcripts_export(
             try:
                 body = render(services.analysis.reviewed(transcript), fmt)
             except NamesakeError as exc:
-                raise _fail(exc) from exc
+                raise _fail(exc, hint) from exc
     if output is None:
         sys.stdout.write(body)
         return
