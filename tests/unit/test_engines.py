@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from namesake.analysis.engines import Engine, detect, segments, to_transcript, write_back
+from namesake.analysis.engines import Engine, detect, language_code, segments, to_transcript, write_back
 from namesake.core.errors import InvalidInputError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "engines"
@@ -84,3 +84,19 @@ def _times(doc: Any) -> list[float]:
         for v in doc:
             found += _times(v)
     return sorted(set(found))
+
+
+def test_an_engines_json_with_namesakes_keys_added_is_still_that_engines() -> None:
+    # docs/transcripts.md: add transcript_id and canonical_entities beside the engine's keys
+    doc = {**_doc(Engine.WHISPER), "transcript_id": "call-7", "canonical_entities": {"orgs": ["Cytiva"]}}
+    assert detect(doc) is Engine.WHISPER
+    doc["language"] = "english"  # as Whisper names what it heard
+    assert to_transcript(doc, Engine.WHISPER, "call-7")["language"] == "en"
+    assert detect({"transcript_id": "t", "segments": [{"id": "1", "text": "x", "start": 0.0, "end": 1.0}]}) is (
+        Engine.NAMESAKE  # namesake's own shape with times stays namesake's
+    )
+
+
+@pytest.mark.parametrize(("given", "code"), [("english", "en"), ("French", "fr"), ("en_US", "en"), ("pt-BR", "pt")])
+def test_a_language_is_carried_as_its_code(given: str, code: str) -> None:
+    assert language_code(given) == code

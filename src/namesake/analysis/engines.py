@@ -60,12 +60,51 @@ class EngineSegment:
             w["word"] = text.strip().lower()
 
 
+# Keys only Whisper writes on a segment: they tell its JSON even when namesake's keys were added beside its own.
+WHISPER_SEGMENT_KEYS = frozenset(
+    {"seek", "tokens", "avg_logprob", "compression_ratio", "no_speech_prob", "temperature"}
+)
+# Whisper names the language it heard ("english"); namesake's transcripts carry codes.
+LANGUAGE_CODES = {
+    "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it", "portuguese": "pt",
+    "dutch": "nl", "swedish": "sv", "danish": "da", "norwegian": "no", "finnish": "fi", "polish": "pl",
+    "russian": "ru", "ukrainian": "uk", "turkish": "tr", "greek": "el", "czech": "cs", "romanian": "ro",
+    "hungarian": "hu", "arabic": "ar", "hebrew": "he", "hindi": "hi", "japanese": "ja", "korean": "ko",
+    "chinese": "zh", "vietnamese": "vi", "thai": "th", "indonesian": "id", "malay": "ms", "catalan": "ca",
+}  # fmt: skip
+
+
+def language_code(value: str) -> str:
+    """A language as namesake's transcripts carry it: "english" → en, "en_US" → en; an unknown name as it is."""
+    return LANGUAGE_CODES.get(value.strip().casefold(), value.split("_")[0].split("-")[0])
+
+
 def detect(doc: object) -> Engine:
-    """Which engine wrote a document, by its shape; InvalidInputError when none does."""
+    """Which engine wrote a document, by its shape (its own keys first: namesake's keys may be added beside them,
+    as docs/transcripts.md suggests); InvalidInputError when none does."""
     if not isinstance(doc, dict):
         raise InvalidInputError("a transcript must be a JSON object")
+    found = _engine_keys(doc)
+    if found is not None:
+        return found
     if "transcript_id" in doc:
         return Engine.NAMESAKE
+    if isinstance(doc.get("segments"), list) and all(
+        isinstance(s, dict) and {"start", "end", "text"} <= s.keys() for s in doc["segments"]
+    ):
+        return Engine.WHISPER
+    raise InvalidInputError(
+        "not a transcript namesake knows: send namesake's shape (transcript_id, segments) or the JSON of "
+        "Whisper, Deepgram, AssemblyAI, Speechmatics or Gladia (name it with --from when it is not recognised)"
+    )
+
+
+def _engine_keys(doc: dict[str, Any]) -> Engine | None:
+    """The engine whose own keys the document carries, or None."""
+    segs = doc.get("segments")
+    parts = segs if isinstance(segs, list) and all(isinstance(s, dict) for s in segs) else []
+    if any(WHISPER_SEGMENT_KEYS & s.keys() for s in parts):
+        return Engine.WHISPER
     if isinstance(doc.get("results"), dict) and "channels" in doc["results"]:
         return Engine.DEEPGRAM
     if isinstance(doc.get("results"), list) and ("format" in doc or "job" in doc or "metadata" in doc):
@@ -74,16 +113,9 @@ def detect(doc: object) -> Engine:
         return Engine.GLADIA
     if "transcription" in doc and isinstance(doc["transcription"], dict) and "utterances" in doc["transcription"]:
         return Engine.GLADIA
-    if isinstance(doc.get("segments"), list) and all(
-        isinstance(s, dict) and {"start", "end", "text"} <= s.keys() for s in doc["segments"]
-    ):
-        return Engine.WHISPER
     if "text" in doc and ("words" in doc or "utterances" in doc or "audio_url" in doc or "status" in doc):
         return Engine.ASSEMBLYAI
-    raise InvalidInputError(
-        "not a transcript namesake knows: send namesake's shape (transcript_id, segments) or the JSON of "
-        "Whisper, Deepgram, AssemblyAI, Speechmatics or Gladia (name it with --from when it is not recognised)"
-    )
+    return None
 
 
 def _speaker(value: object) -> str | None:
@@ -217,7 +249,7 @@ def to_transcript(doc: dict[str, Any], engine: Engine, transcript_id: str | None
     language = doc.get("language") or doc.get("language_code")
     body: dict[str, Any] = {"transcript_id": transcript_id, "segments": segs}
     if isinstance(language, str) and len(language) >= 2:
-        body["language"] = language.split("_")[0]
+        body["language"] = language_code(language)
     return body
 
 
