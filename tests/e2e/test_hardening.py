@@ -137,3 +137,40 @@ def test_past_the_analysis_queue_limit_a_request_is_told_busy_at_once_and_when_t
         assert int(r.headers["Retry-After"]) >= 1 and "ANALYSIS_QUEUE_LIMIT=1" in r.json()["error"]["message"]
         assert client.get("/v1/transcripts").json() == []  # nothing was started
         assert client.post("/v1/reliability/analyze", json=body).status_code == 200  # room again
+
+
+def test_an_analysis_past_its_cost_budget_is_refused_at_once_naming_the_budget_and_nothing_is_written(
+    settings: Settings, make_runtime: MakeRuntime, db: Database
+) -> None:
+    """Every size within its limit, the product not: words × list words past MAX_ANALYSIS_PAIRS is a 413."""
+    s = tuned(settings, namesake_api_keys=[KEY], max_analysis_pairs=150_000, max_list_words=1_000)
+    words = " ".join(f"word{i}" for i in range(500))
+    entities = {"persons": [f"Person{i} Name{i}" for i in range(200)]}  # 500 words × 400 list words: 200,000 pairs
+    with TestClient(create_app(s, make_runtime(s))) as c:
+        t0 = time.monotonic()
+        r = c.post("/v1/reliability/analyze", headers=AUTH, json={
+            "transcript_id": "big", "user_id": "u", "segments": [{"id": "1", "text": words}],
+            "canonical_entities": entities})  # fmt: skip
+        assert r.status_code == 413 and time.monotonic() - t0 < 1.0
+        error = r.json()["error"]
+        assert error["code"] == "TOO_LARGE" and error["field"] == "canonical_entities"
+        assert "200,000 pairs" in error["message"] and "150,000 (MAX_ANALYSIS_PAIRS)" in error["message"]
+        assert _rows(db) == (0, 0)
+        # a list stored before: the same budget, read with it, and the analysis leaves nothing behind
+        r = c.put("/v1/transcripts/big/canonical-entities", headers=AUTH, json={**entities, "user_id": "u"})
+        assert r.status_code == 200, r.text
+        r = c.post("/v1/reliability/analyze", headers=AUTH,
+                   json={"transcript_id": "big", "user_id": "u", "segments": [{"id": "1", "text": words}]})  # fmt: skip
+        assert r.status_code == 413 and "200,000 pairs" in r.json()["error"]["message"]
+        with db.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM suggestions").scalar() == 0
+        small = c.post("/v1/reliability/analyze", headers=AUTH, json={
+            "transcript_id": "small", "user_id": "u", "segments": [{"id": "1", "text": "word1 word2 and Person3"}],
+            "canonical_entities": entities})  # fmt: skip
+        assert small.status_code == 200, small.text  # 4 words × 400 list words: within the budget
+        long_list = {"persons": [f"Person{i} Name{i} Surname" for i in range(400)]}  # 1,200 words: past 1,000
+        r = c.post("/v1/reliability/analyze", headers=AUTH, json={
+            "transcript_id": "list", "user_id": "u", "segments": [{"id": "1", "text": "hello"}],
+            "canonical_entities": long_list})  # fmt: skip
+        assert r.status_code == 413 and "1,200 words" in r.json()["error"]["message"]
+        assert "MAX_LIST_WORDS" in r.json()["error"]["message"]

@@ -30,7 +30,7 @@ from namesake.corrections_memory.repository import active_corrections_in
 from namesake.corrections_memory.scope import listed_values, split_by_scope
 from namesake.reliability.apply import corrected_segments, suggestion_counts
 from namesake.reliability.canonical import validate_entities
-from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, to_segments
+from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_cost, check_limits, to_segments
 from namesake.reliability.memory_policy import from_memory
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
 from namesake.reliability.reviewed import ReviewedTranscript, TimedSegment, reviewed
@@ -132,7 +132,11 @@ class AnalysisService:
             remembered = active_corrections_in(session, user)
             refused = refused_pairs_in(session, user)
             promoted = promoted_vocabulary_in(session, user, **self.enricher.promoted_limits())
-        dictionary = self.enricher.fetch_canonical_entities(transcript.transcript_id, user, checked.entities, promoted)
+            dictionary = self.enricher.fetch_canonical_entities(
+                transcript.transcript_id, user, checked.entities, promoted
+            )
+            # a list stored before, with the promoted vocabulary: over the budget, nothing is kept (the unit rolls back)
+            check_cost(transcript, dictionary.lists, self.runtime.settings)
         remembered, elsewhere = split_by_scope(remembered, transcript.transcript_id, listed_values(dictionary))
         inputs = PipelineInputs(
             segments=to_segments(transcript),

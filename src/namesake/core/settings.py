@@ -187,6 +187,12 @@ class Settings(BaseSettings):
     # one canonical entry's characters: names are short, and the spotter's cost grows with an entry's length
     max_canonical_entry_chars: Positive = 200
     max_request_bytes: Positive = 50_000_000
+    # What an analysis may cost, as the spotter's work grows: the words of its list's entries (what it prepares) and
+    # the transcript's words × those (what it compares). The largest bench file asks 7 k list words and 10 M pairs (a
+    # LibriSpeech chapter), a two-hour meeting with 500 three-word names 1.5 k and 30 M; at both budgets an analysis
+    # takes ~10-13 s and ~0.45 GB on 2 cores (docs/operations.md). Past either: 413, naming the figure and the budget.
+    max_list_words: Positive = 100_000
+    max_analysis_pairs: Positive = 150_000_000
 
     @classmethod
     def _split_keys(cls, value: object) -> object:

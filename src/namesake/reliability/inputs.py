@@ -166,7 +166,29 @@ def check_limits(t: TranscriptIn, settings: Settings) -> CheckedTranscript:
             max_items=settings.max_canonical_entities,
             max_chars=settings.max_canonical_entry_chars,
         )
+        check_cost(t, entities, settings)
     return CheckedTranscript(t, entities)
+
+
+def check_cost(t: TranscriptIn, lists: dict[str, list[str]], settings: Settings) -> None:
+    """Refuse, before any work, an analysis past its cost budget (413): its list's words past MAX_LIST_WORDS, or the
+    transcript's words × those past MAX_ANALYSIS_PAIRS (every size may be within its own limit, the product not)."""
+    list_words = sum(len(v.split()) for values in lists.values() for v in values)
+    if list_words > settings.max_list_words:
+        raise InputTooLargeError(
+            f"the list's entries hold {list_words:,} words; the budget is {settings.max_list_words:,}"
+            " (MAX_LIST_WORDS): send the names this meeting is about",
+            field="canonical_entities",
+        )
+    words = sum(len(s.text.split()) for s in t.segments)
+    pairs = words * list_words
+    if pairs > settings.max_analysis_pairs:
+        raise InputTooLargeError(
+            f"the analysis would compare {words:,} words with {list_words:,} words of list entries ({pairs:,} pairs);"
+            f" the budget is {settings.max_analysis_pairs:,} (MAX_ANALYSIS_PAIRS): send fewer segments per request or"
+            " a shorter list",
+            field="canonical_entities",
+        )
 
 
 def to_segments(t: TranscriptIn) -> list[Segment]:
