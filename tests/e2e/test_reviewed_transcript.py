@@ -161,6 +161,32 @@ def test_a_json_body_sent_as_curl_d_sends_it_is_read_as_json_and_a_form_is_refus
     assert r.json()["error"]["field"] == "Content-Type"
 
 
+@pytest.mark.parametrize(
+    ("path", "content_type", "body"),
+    [
+        ("/v1/reliability/analyze", "application/xml", b"<transcript id='x'/>"),
+        ("/v1/reliability/analyze", "multipart/form-data; boundary=x", b"--x\r\n\r\n{}\r\n--x--"),
+        ("/v1/corrections", "image/png", b"\x89PNG\r\n\x1a\n"),
+        ("/v1/corrections", "application/xml", b'{"user_id": "u"}'),  # JSON bytes, but said to be XML
+    ],
+)
+def test_every_body_that_is_not_json_is_415_naming_its_type_and_what_to_send(
+    client: TestClient, path: str, content_type: str, body: bytes
+) -> None:
+    r = client.post(path, content=body, headers={**AUTH, "Content-Type": content_type})
+    assert r.status_code == 415, r.text
+    error = r.json()["error"]
+    assert error["field"] == "Content-Type" and content_type.split(";")[0] in error["message"]
+    assert "ManualFix" not in r.text
+
+
+def test_a_body_that_is_no_json_object_is_422_on_every_route_naming_the_body(client: TestClient) -> None:
+    for path in ("/v1/corrections", "/v1/reliability/analyze"):
+        r = client.post(path, content="[]", headers={**AUTH, "Content-Type": "application/json"})
+        assert r.status_code == 422 and r.json()["error"] == {
+            "code": "INVALID_INPUT", "message": "the body must be a JSON object", "field": "body"}  # fmt: skip
+
+
 def test_the_analyse_route_takes_an_engines_json_and_answers_it_back_fixed_with_its_times(
     client: TestClient,
 ) -> None:

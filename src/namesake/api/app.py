@@ -52,8 +52,11 @@ def _json_unsaid(request: Request, raw: bytes) -> Response | None:
     """A JSON body sent without the JSON content type is read as JSON; one that is not JSON is refused (415) with
     what to send. None: nothing to do (the body says it is JSON, or there is none)."""
     said = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if not raw.strip() or said not in UNSAID_JSON:
+    if not raw.strip() or said == "application/json" or said.endswith("+json"):
         return None
+    if said not in UNSAID_JSON:  # XML, a multipart form, an image: never JSON, whatever the bytes
+        message = f"the body is {said}, not JSON: send JSON with Content-Type: application/json"
+        return JSONResponse(errors.error_body("UNSUPPORTED_MEDIA_TYPE", message, "Content-Type"), status_code=415)
     try:
         json.loads(raw)
     except ValueError:

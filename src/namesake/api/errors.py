@@ -43,7 +43,7 @@ HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 400: "BAD_REQUEST", 4
 
 
 # What pydantic says of a body that is not a JSON object (null, an array, a string).
-NOT_AN_OBJECT = ("model_attributes_type", "dict_type", "model_type", "missing")
+NOT_AN_OBJECT = ("model_attributes_type", "dict_type", "model_type", "dataclass_type", "missing")
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, object]:
