@@ -5,27 +5,42 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from namesake.core.errors import BusyError
 
-# Weight of the newest analysis in the running mean that Retry-After is estimated from.
-RECENT = 0.2
+# How many recent completions the drain rate is read from, and how old one may be to count (seconds).
+RECENT_DONE = 16
+RECENT_WINDOW = 120.0
 
 
 class Admission:
     """Counts the analyses in flight; refuses one more past `limit` with an estimate of when to retry."""
 
-    def __init__(self, limit: int, workers: int = 1) -> None:
+    def __init__(self, limit: int, workers: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.workers = limit, max(1, workers)
         self.inflight = 0
-        self.mean_seconds = 1.0
+        self.clock = clock
+        self._done: deque[float] = deque(maxlen=RECENT_DONE)  # when recent analyses finished
+        self._started: dict[int, float] = {}  # when each analysis in flight was admitted
+        self._next = 0
         self._lock = threading.Lock()
 
     def retry_after(self) -> int:
-        """Seconds until the ones ahead are likely done: their count times the mean analysis, over the workers."""
-        return max(1, math.ceil(self.inflight * self.mean_seconds / self.workers))
+        """Seconds until a place is likely free, from how fast places have been freeing lately (the drain rate): the
+        gap between completions, less the time since the last one. Overdue (an analysis far slower than the rest, or
+        one nobody waits for any more), as long again as it has been since a place last freed; with nothing finished
+        lately, as long as the oldest analysis in flight has run."""
+        now = self.clock()
+        recent = [t for t in self._done if now - t <= RECENT_WINDOW]
+        if len(recent) >= 2:
+            gap = (recent[-1] - recent[0]) / (len(recent) - 1)
+            since = now - recent[-1]
+            return max(1, math.ceil(gap - since if since < gap else since))
+        oldest = min(self._started.values(), default=now)
+        return max(1, math.ceil(now - oldest))
 
     @contextmanager
     def admitted(self) -> Iterator[None]:
@@ -38,10 +53,12 @@ class Admission:
                     self.retry_after(),
                 )
             self.inflight += 1
-        t0 = time.perf_counter()
+            mine, self._next = self._next, self._next + 1
+            self._started[mine] = self.clock()
         try:
             yield
         finally:
             with self._lock:
                 self.inflight -= 1
-                self.mean_seconds += RECENT * (time.perf_counter() - t0 - self.mean_seconds)
+                del self._started[mine]
+                self._done.append(self.clock())
