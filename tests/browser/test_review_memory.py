@@ -22,11 +22,13 @@ def _analyze(server: str, tid: str, segments: list[dict[str, str]], entities: di
 
 
 def _open_at(page: Any, server: str, tid: str, suggestion: str) -> None:
+    """A deep link to one suggestion, signing in when the tab holds no key yet."""
     page.goto(f"{server}/review?t={tid}&s={suggestion}")
-    if page.locator("#key").is_visible():
+    if not page.evaluate("() => !!sessionStorage.getItem('namesake.key')"):
         page.fill("#key", KEY)
         page.keyboard.press("Enter")
     playwright_api.expect(page.locator("#transcript-title")).to_have_text(tid)
+    playwright_api.expect(page.locator(f"#s-{suggestion}.current, mark.s.current").first).to_be_visible()
 
 
 def test_the_panel_says_what_a_reject_refuses_and_a_span_that_ate_words_refuses_only_itself(
@@ -73,3 +75,18 @@ def test_two_finals_taught_for_the_same_words_are_shown_as_a_choice(server: str,
         "A reject refuses “COVERT” → COVID-19 for your next calls too."
     )
     shot(page, "review-conflict")
+
+
+def test_the_selection_stays_in_view_when_the_fold_opens_and_closes(server: str, page: Any) -> None:
+    call = json.loads(DANAHER.read_text())
+    found = _analyze(server, "danaher", call["segments"], call["canonical_entities"])
+    shown = sorted((s for s in found if s["confidence"] >= 0.3), key=lambda s: int(s["segment_id"]))
+    for size, chosen in [(size, s) for size in ({"width": 1440, "height": 860}, {"width": 390, "height": 844})
+                         for s in (shown[0], shown[len(shown) // 2], shown[-1])]:  # fmt: skip
+        page.set_viewport_size(size)
+        _open_at(page, server, "danaher", chosen["id"])
+        for _ in range(2):  # z shows the folded ones (laid out above it), z folds them again
+            page.keyboard.press("z")
+            page.wait_for_timeout(300)
+            box = page.locator("mark.s.current").bounding_box()
+            assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= size["height"], (size, box)

@@ -10,7 +10,7 @@ import { forgetSelected, openMemory, renderMemory } from "/review/assets/memory.
 import { loadQueue, moveQueue, stepTranscript } from "/review/assets/queue.js";
 import { downloadReviewed } from "/review/assets/download.js";
 import { extendSelection } from "/review/assets/select.js";
-import { openTranscript, renderTranscript, select, stepPending } from "/review/assets/transcript.js";
+import { keepInView, openTranscript, renderTranscript, select, stepPending } from "/review/assets/transcript.js";
 
 // ---- sign in ------------------------------------------------------------------------------
 
@@ -90,6 +90,7 @@ function toggle(name, text) {
   sessionStorage.setItem(`namesake.${name}`, String(state[name])); // a reload keeps how the reviewer reads
   if (!state.view) return;
   renderTranscript();
+  keepInView();
   say(text[state[name] ? 0 : 1]);
 }
 

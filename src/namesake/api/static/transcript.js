@@ -194,6 +194,14 @@ export function select(i, scroll = true) {
   writeUrl(false);
 }
 
+// After a view change (the fold, a filter): the selected suggestion back in view where it moved out of it.
+export function keepInView() {
+  const mark = document.querySelector("mark.s.current");
+  if (!mark) return;
+  const r = mark.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > innerHeight) inView(mark);
+}
+
 // Centre a mark in the viewport; segments far away are laid out only when near (content-visibility), so the first
 // scroll can land short: measure again until it is in view.
 function inView(mark, tries = 3) {
