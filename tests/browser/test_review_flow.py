@@ -75,6 +75,7 @@ def test_one_key_decides_every_occurrence_and_g_opens_the_group(server: str, pag
     page.locator("mark.s[title^='Cytova ']").first.click()
     page.keyboard.press("g")  # one at a time
     page.keyboard.press("r")
+    expect(page.locator("#status")).to_contain_text("Rejected")  # the decision answered before it is read back
     statuses = {s["id"]: s["status"] for s in suggestions(server, "call-1")}
     assert sorted(statuses[s["id"]] for s in cytova) == ["pending", "rejected"]
 
