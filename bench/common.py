@@ -17,14 +17,19 @@ BENCH_DATA = Path(os.environ.get("NAMESAKE_BENCH_DATA", ROOT.parent / "shared" /
 
 
 @functools.cache
-def yardstick() -> Any:
-    """The shared yardstick (`score.py` beside the bench data), loaded by path: its definitions of fixed, broken."""
-    spec = importlib.util.spec_from_file_location("score", BENCH_DATA / "score.py")
-    if spec is None or spec.loader is None:
-        sys.exit(f"the yardstick was not found: {BENCH_DATA / 'score.py'} (set NAMESAKE_BENCH_DATA)")
+def shared_module(name: str) -> Any:
+    """A script beside the bench data (`score.py`, `loop_check.py`), loaded by path: the team's own definitions."""
+    spec = importlib.util.spec_from_file_location(name, BENCH_DATA / f"{name}.py")
+    if spec is None or spec.loader is None or not (BENCH_DATA / f"{name}.py").exists():
+        sys.exit(f"{name}.py was not found beside the bench data: {BENCH_DATA} (set NAMESAKE_BENCH_DATA)")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def yardstick() -> Any:
+    """The shared yardstick (`score.py` beside the bench data): its definitions of fixed, broken."""
+    return shared_module("score")
 
 
 def bench_file(name: str) -> Path:

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import functools
 import gzip
-import importlib.util
 import json
 import os
 import subprocess
@@ -30,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import BENCH_DATA, bench_file, yardstick
+from bench.common import BENCH_DATA, bench_file, shared_module, yardstick
 from bench.measure.coldstart import _free_port, started_server
 from bench.measure.learning_loop import fold_of
 from namesake.core.settings import Settings
@@ -164,15 +162,9 @@ def fixed_by_itself(y: Any, seg: dict[str, Any], error: dict[str, Any], suggesti
     return bool(y.entity_ok(error, new, edits))
 
 
-@functools.cache
 def loop_check() -> Any:
     """The shared loop check's module (beside the bench data), for its rule of what a reviewer taught."""
-    spec = importlib.util.spec_from_file_location("loop_check", BENCH_DATA / "loop_check.py")
-    if spec is None or spec.loader is None:
-        sys.exit(f"loop_check.py was not found beside the bench data: {BENCH_DATA}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return shared_module("loop_check")
 
 
 def table(m: dict[str, Any]) -> str:

@@ -36,6 +36,18 @@ def _wait_until_ready(server: subprocess.Popen[str], port: int, log: Path) -> No
     pytest.fail(f"the server did not become ready in 10 minutes: {log.read_text()[-2000:]}")
 
 
+def _stop(server: subprocess.Popen[str]) -> None:
+    """SIGTERM, as a user stops it; killed if it has not stopped in a minute (and the test fails)."""
+    if server.poll() is not None:
+        return
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        raise
+
+
 @pytest.mark.slow
 def test_sigterm_stops_the_server_and_its_embedded_postgresql(tmp_path: Path) -> None:
     port, data = free_port(), tmp_path / "data"
@@ -101,13 +113,7 @@ def test_analyze_sends_its_work_to_the_server_on_the_data_dir_and_local_still_re
                                text=True, timeout=300)  # fmt: skip
         assert local.returncode != 0 and "namesake serve" in local.stderr and local.stdout == ""
     finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                raise
+        _stop(server)
         log.close()
     assert not (data / "serve.json").exists()  # gone with the server
 
@@ -150,12 +156,7 @@ def test_every_command_with_a_route_asks_the_running_server_and_prints_what_it_p
         missing = run("transcripts", "export", "nope")
         assert missing.returncode == 1 and "nope not found" in missing.stderr  # as a local run says it
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            raise
+        _stop(server)
         log.close()
     for args in exports:  # the server stopped: the same commands open the store themselves, and print the same
         alone = run(*args)
