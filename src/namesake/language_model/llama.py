@@ -75,7 +75,9 @@ class LlamaModel:
             megabytes = sum(a.nbytes for a in parts[1].values()) / 1e6
             # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
             log.warning(
-                "first run: writing the language model's float32 weights (%.0f MB) to %s", megabytes, shown(folder)
+                "first run: writing the language model's float32 weights (%.0f MB) to %s",
+                megabytes,
+                shown(folder.parent),
             )
             try:
                 write_cache(folder, *parts)

@@ -125,7 +125,7 @@ def load_packed(path: Path, cache_dir: Path | None = None) -> PackedModel:
     model = read_packed(path)
     megabytes = sum(a.nbytes for a in _flat(model)[0].values()) / 1e6
     # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
-    log.warning("first run: writing the language model's weights (%.0f MB) to %s", megabytes, shown(folder))
+    log.warning("first run: writing the language model's weights (%.0f MB) to %s", megabytes, shown(folder.parent))
     try:
         write_cache(folder, model)
     except OSError as exc:  # a read-only home: run without the cache
