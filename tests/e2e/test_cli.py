@@ -292,3 +292,16 @@ def test_a_transcript_sent_with_a_tenants_key_is_exported_by_the_id_its_sender_k
     )
     both = CliRunner().invoke(app, ["transcripts", "export", "acme~q3-review", "--tenant", "acme"])
     assert both.exit_code == 2
+
+
+def test_counts_are_said_in_the_singular_and_local_says_when_it_is_refused(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"transcript_id": "b"}\n')
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2 and "1 of 1 transcript could not be analysed" in result.stderr
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps(dict(TRANSCRIPT, segments=[{"id": "1", "text": "the Cytova team"}])))
+    shown = CliRunner().invoke(app, ["analyze", str(table), "--format", "table"])
+    assert shown.exit_code == 0 and "1 suggestion" in shown.stdout and "1 suggestions" not in shown.stdout
+    helped = CliRunner().invoke(app, ["analyze", "--help"], env={"COLUMNS": "200"})
+    assert "refused, exit 1, while `namesake serve` holds this data dir's" in " ".join(helped.stdout.split())

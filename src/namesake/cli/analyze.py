@@ -100,7 +100,7 @@ def analyze(
     if url is not None:
         failed = _forwarded(lines, url, client_key(settings), user, apply, fmt)
         if failed:
-            err.print(f"error: {failed} of {len(lines)} transcripts could not be analysed", markup=False)
+            err.print(f"error: {_failed(failed, len(lines))}", markup=False)
             raise typer.Exit(2)
         return
     from namesake.analysis.service import AnalysisFailure  # the stores' modules: only for a run in this process
@@ -128,8 +128,13 @@ def analyze(
         except NamesakeError as exc:
             raise _fail(exc) from exc
     if failed:
-        err.print(f"error: {failed} of {len(lines)} transcripts could not be analysed", markup=False, highlight=False)
+        err.print(f"error: {_failed(failed, len(lines))}", markup=False, highlight=False)
         raise typer.Exit(2)
+
+
+def _failed(failed: int, total: int) -> str:
+    """ "1 of 1 transcript could not be analysed", "2 of 5 transcripts could not be analysed"."""
+    return f"{failed} of {total} transcript{'' if total == 1 else 's'} could not be analysed"
 
 
 def _print_result(line: InputLine, result: AnalysisResult | Answered, apply: bool, fmt: OutputFormat) -> None:
