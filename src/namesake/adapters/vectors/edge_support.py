@@ -34,8 +34,8 @@ def translated(what: str) -> Iterator[None]:
 
 STORE_IN_USE = (
     "the embedded store is open in another namesake process (is `namesake serve` running on this data dir?): "
-    "stop it first, or ask it over HTTP instead: POST /v1/jobs/promotion/run, POST /v1/jobs/reconciliation/run, "
-    "DELETE /v1/users/{user_id}"
+    "stop it first, or let the command ask it: `namesake analyze` without --local sends its work there "
+    "(POST /v1/reliability/analyze), and export, vocab, jobs and users erase ask it by themselves"
 )
 
 
