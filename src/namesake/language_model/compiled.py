@@ -250,12 +250,8 @@ class OpenVinoRunner:
             return
         blobs = [compiled.export_model().getvalue() for compiled in self._compiled]
         # a first run says what it leaves on disk, and where (WARNING: the CLI shows it without a log setup)
-        megabytes = sum(len(b) for b in blobs) / 1e6
-        log.warning(
-            "first run: keeping the compiled language model (%.0f MB) in %s",
-            megabytes,
-            shown(self._kept[0].parent.parent),
-        )
+        size, where = sum(len(b) for b in blobs) / 1e6, shown(self._kept[0].parent.parent)
+        log.warning("first run: keeping the compiled language model (%.0f MB) in %s", size, where)
         for path, blob in zip(self._kept, blobs, strict=True):
             keep(path, blob, "compiled language model")
 
