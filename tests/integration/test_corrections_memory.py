@@ -19,6 +19,7 @@ from namesake.corrections_memory.bootstrap import PAYLOAD_INDEXES, CorrectionsMe
 from namesake.corrections_memory.consolidation import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import active_corrections, list_corrections
+from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import Candidate, CanonicalDictionary, Disposition, MemoryScope, Segment
@@ -176,6 +177,11 @@ def test_two_finals_taught_for_the_same_words_and_place_are_a_conflict_until_one
     )
     states = {c["original"]: (c["final"], c["state"]) for c in list_corrections(memory.db, "u1")}
     assert states["Mitnou"] == ("Meet Now", "applying")
+    # the decision that chose it undone: the conflict is back, both finals shown again
+    with writer.unit() as work:
+        assert unteach_in(writer, work, user_id="u1", suggestion_id="f") is UnteachOutcome.REDUCED
+    mitnou = next(c for c in list_corrections(memory.db, "u1") if c["original"] == "Mitnou")
+    assert (mitnou["state"], mitnou["conflict_with"]["final"]) == ("conflict", "MeetNoo")
 
 
 def test_reinforcement_never_merges_a_changed_value(memory: Runtime) -> None:

@@ -191,8 +191,8 @@ class CorrectionMirror(Base):
     source_suggestion_ids: Mapped[list[str]] = mapped_column(
         ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")
     )
-    # the same words were taught another final in the same scope (the row it supersedes): applied by neither until
-    # the user teaches one of the two again (consolidation.consolidate)
+    # made as one side of a conflict: the same words were taught another final in the same scope (the row it
+    # supersedes); it stands while frequency is 1, until the user teaches one of the two again (repository.in_conflict)
     in_conflict: Mapped[bool] = mapped_column(nullable=False, server_default=text("false"))
     transcript_id: Mapped[str | None] = mapped_column(Text)
     # where it applies next: the transcript it was taught in, calls whose list holds the final, or everywhere

@@ -50,10 +50,16 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
     return [
         RememberedCorrection(
             r.original, r.final, r.entity_type, r.context_phrase, r.frequency, ReviewAction(r.action), age,
-            MemoryScope(r.scope), r.transcript_id, r.in_conflict,
+            MemoryScope(r.scope), r.transcript_id, r.in_conflict and r.frequency == 1,
         )
         for r, age in zip(rows, days, strict=True)
     ]  # fmt: skip
+
+
+def in_conflict(row: CorrectionMirror) -> bool:
+    """One side of a conflict not yet chosen: made as one (`in_conflict`) and not taught again since (an undo of the
+    teaching that chose it brings the conflict back)."""
+    return row.in_conflict and row.frequency == 1
 
 
 class CorrectionState(StrEnum):
@@ -72,7 +78,7 @@ def correction_state(row: CorrectionMirror, now: datetime) -> CorrectionState:
         return CorrectionState.SUPERSEDED
     if row.promoted_to_canonical:
         return CorrectionState.PROMOTED
-    if row.in_conflict and row.quarantine_until > now:
+    if in_conflict(row) and row.quarantine_until > now:
         return CorrectionState.CONFLICT
     return CorrectionState.APPLYING if row.quarantine_until > now else CorrectionState.EXPIRED
 
@@ -87,7 +93,7 @@ def correction_json(
     one side of a conflict, the other side (`other`: the row it supersedes)."""
     state = correction_state(row, now or datetime.now(UTC))
     conflict = None
-    if row.in_conflict and other is not None:
+    if in_conflict(row) and other is not None:
         conflict = {"final": other.final, "transcript_id": other.transcript_id,
                     "taught_at": other.updated_at.isoformat()}  # fmt: skip
     return {

@@ -21,6 +21,7 @@ from namesake.core.errors import InvalidInputError, NamesakeError
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.core.text import compact, context_around, normalise
 from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
+from namesake.corrections_memory.repository import in_conflict
 from namesake.corrections_memory.scope import memory_filter
 from namesake.reliability.types import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
 from namesake.users.claims import claim_user, next_correction_number_in
@@ -241,11 +242,11 @@ class CorrectionMemoryWriter:
             active.scope != MemoryScope.TRANSCRIPT or active.transcript_id == c.transcript_id
         )
         other = None
-        if active.in_conflict and active.supersedes_id is not None:
+        if in_conflict(active) and active.supersedes_id is not None:
             side = select(CorrectionMirror.final_norm).where(CorrectionMirror.id == active.supersedes_id)
             other = session.scalar(side)
         return Existing(active.id, active.final_norm, tuple(active.source_suggestion_ids), same_scope,
-                        active.in_conflict, other)  # fmt: skip
+                        in_conflict(active), other)  # fmt: skip
 
     def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
         flt = memory_filter(c.user_id, entity_type=c.entity_type, embedding_model=self.embedder.name)
@@ -267,8 +268,7 @@ class CorrectionMemoryWriter:
             return None
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1:] or None,
                "quarantine_until": int(row.quarantine_until.timestamp())}  # fmt: skip
-        row.frequency += 1
-        row.in_conflict = False  # taught this final again: the user chose it
+        row.frequency += 1  # one side of a conflict taught again: chosen (in_conflict holds at frequency 1 only)
         row.scope, row.transcript_id = c.scope, c.transcript_id or row.transcript_id  # the latest lesson says where
         if c.source_suggestion_id:
             row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
