@@ -19,8 +19,8 @@ RECENT_WINDOW = 120.0
 class Admission:
     """Counts the analyses in flight; refuses one more past `limit` with an estimate of when to retry."""
 
-    def __init__(self, limit: int, workers: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit, self.workers = limit, max(1, workers)
+    def __init__(self, limit: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
         self.inflight = 0
         self.clock = clock
         self._done: deque[float] = deque(maxlen=RECENT_DONE)  # when recent analyses finished

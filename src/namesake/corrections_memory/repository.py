@@ -50,16 +50,16 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
     return [
         RememberedCorrection(
             r.original, r.final, r.entity_type, r.context_phrase, r.frequency, ReviewAction(r.action), age,
-            MemoryScope(r.scope), r.transcript_id, r.in_conflict and r.frequency == 1,
+            MemoryScope(r.scope), r.transcript_id, in_conflict(r),
         )
         for r, age in zip(rows, days, strict=True)
     ]  # fmt: skip
 
 
-def in_conflict(row: CorrectionMirror) -> bool:
-    """One side of a conflict not yet chosen: made as one (`in_conflict`) and not taught again since (an undo of the
-    teaching that chose it brings the conflict back)."""
-    return row.in_conflict and row.frequency == 1
+def in_conflict(row: Any) -> bool:
+    """One side of a conflict not yet chosen (a CorrectionMirror, or a row selected with its `in_conflict` and
+    `frequency`): made as one and not taught again since (an undo of the teaching that chose it brings it back)."""
+    return bool(row.in_conflict) and row.frequency == 1
 
 
 class CorrectionState(StrEnum):

@@ -335,11 +335,8 @@ class CorrectionMemoryWriter:
             session.flush()
         session.add(row)
         session.flush()
-        outcome = (
-            decision.outcome
-            if decision.outcome is WriteOutcome.CONFLICT
-            else (WriteOutcome.SUPERSEDED if superseded is not None else decision.outcome)
-        )
+        replaced = superseded is not None and decision.outcome is not WriteOutcome.CONFLICT
+        outcome = WriteOutcome.SUPERSEDED if replaced else decision.outcome
         return WriteResult(outcome, row.id, point_id, 1)
 
     def renew_applied(self, user_id: str, pairs: list[tuple[str, str]]) -> int:

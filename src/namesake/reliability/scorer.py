@@ -279,7 +279,9 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
     bases = base_logits([c.signals for c in candidates], w) if candidates else []
     for c, base in zip(candidates, bases, strict=True):
         ev = evidence(c.signals, w, base, context_free=c.context_free)
-        c.confidence = round(with_teaching(c, with_memory(ev, bonus_of(c))), 4)
+        conf = with_memory(ev, bonus_of(c))
+        # teaching lifts the confidence under the rules; the learned policy decides a taught fix on its own
+        c.confidence = round(conf if w.memory is not None else with_teaching(c, conf), 4)
         c.decision = decide(c, w, ev)
 
 
