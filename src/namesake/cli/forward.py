@@ -101,6 +101,12 @@ class Refused(NamesakeError):
         self.code = code
 
 
+def refusal(status: int, kind: str, text: str) -> Refused:
+    """A server's 4xx as the CLI names it: the error envelope's code, message and field (the body itself otherwise)."""
+    error = (json.loads(text) if kind.startswith("application/json") else {}).get("error", {})
+    return Refused(str(error.get("code", status)), str(error.get("message", text)), error.get("field"))
+
+
 def analyse_remotely(
     url: str, key: str | None, timeout: float = ANALYSE_TIMEOUT
 ) -> Callable[[dict[str, Any]], Answered]:
@@ -115,8 +121,7 @@ def analyse_remotely(
             raise StoreError(f"the server at {url} did not answer ({exc}); run with --local to analyse here") from exc
         text = raw.decode("utf-8", "replace")
         if 400 <= status < 500:
-            error = (json.loads(text) if kind.startswith("application/json") else {}).get("error", {})
-            raise Refused(str(error.get("code", status)), str(error.get("message", text)), error.get("field"))
+            raise refusal(status, kind, text)
         if status != 200:
             raise StoreError(f"the server at {url} answered {status}: {text[:300]}")
         return Answered(json.loads(text))
@@ -141,11 +146,10 @@ def ask_server(url: str, key: str | None, method: str, path: str, timeout: float
         raise StoreError(f"the server at {url} did not answer ({exc})") from exc
     text = raw.decode("utf-8", "replace")
     if 400 <= status < 500:
-        error = (json.loads(text) if kind.startswith("application/json") else {}).get("error", {})
-        message, field = str(error.get("message", text)), error.get("field")
+        refused = refusal(status, kind, text)
         if status == 409 and path.startswith("/v1/jobs/"):
-            raise JobBusy(message)
-        raise Refused(str(error.get("code", status)), message, field)
+            raise JobBusy(refused.message)
+        raise refused
     if status != 200:
         raise StoreError(f"the server at {url} answered {status}: {text[:300]}")
     return text
