@@ -6,7 +6,7 @@ predictions (`python -m bench.measure.splits --reach`), and it takes a minute, n
 `reach.py`'s (the better of spelling and metaphone similarity); the classes are read off the heard and reference
 words ("acronym", "word count differs", ...) to say where a miss sits.
 
-    python -m bench.measure.reach [earnings21.jsonl.gz librispeech.jsonl.gz] [--examples 10]
+    python -m bench.measure.reach [earnings21.jsonl.gz librispeech.jsonl.gz] [--examples 10] [--unfixed 10]
 """
 
 from __future__ import annotations
@@ -53,6 +53,21 @@ def miss_class(heard: str, ref: str) -> str:
     return "other"
 
 
+def unfixed_class(gold: dict[str, Any], touching: list[dict[str, Any]], norm: Any) -> str:
+    """Why no touching candidate makes a reached miss right, read off their spans and finals."""
+    ref = norm(gold["ref_span"])
+    right = [c for c in touching if norm(c["final"]) == ref]
+    if right:
+        short = any(c["start_char"] > gold["start"] or c["end_char"] < gold["end"] for c in right)
+        return "right value, span too short" if short else "right value, span too long"
+    parts = [c for c in touching if norm(c["final"]) and norm(c["final"]) in ref]
+    if len({(c["start_char"], c["end_char"]) for c in parts}) >= 2:
+        return "name in pieces"
+    if parts:
+        return "part of the value"
+    return "wrong value"
+
+
 def _transcript(line: str) -> list[dict[str, Any]]:
     """Every misheard entity of one bench-file transcript, with whether candidates reach and fix it (a worker)."""
     from namesake.core.settings import Settings
@@ -74,11 +89,14 @@ def _transcript(line: str) -> list[dict[str, Any]]:
                 continue
             touching = [c for c in by_segment[seg["id"]] if c.start_char < g["end"] and c.end_char > g["start"]]
             as_edit = [{"start_char": c.start_char, "end_char": c.end_char, "final": c.final} for c in touching]
+            fixed = any(ys.entity_ok(g, *ys.apply(seg["text"], [e])) for e in as_edit)
             out.append(
                 {
                     "near": nearness(g["hyp_span"], g["ref_span"]),
                     "reached": bool(touching),
-                    "fixed": any(ys.entity_ok(g, *ys.apply(seg["text"], [e])) for e in as_edit),
+                    "fixed": fixed,
+                    "why": "" if fixed or not touching else unfixed_class(g, as_edit, ys.norm),
+                    "tried": sorted({f"{c.original!r} -> {c.final!r}" for c in touching})[:4],
                     "example": f"{g['hyp_span']!r} -> {g['ref_span']!r} ({raw['transcript_id']})",
                     "class": miss_class(g["hyp_span"], g["ref_span"]),
                 }
@@ -96,9 +114,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", default=["earnings21.jsonl.gz", "librispeech.jsonl.gz"])
     ap.add_argument("--examples", type=int, default=0, help="unreached near and mid misses to list per class")
+    ap.add_argument("--unfixed", type=int, default=0, help="reached but unfixed near and mid misses to list per class")
     a = ap.parse_args()
     print("| file | band | misheard | reached by a candidate | fixed by a candidate |\n|---|---|---|---|---|")
     unreached: dict[str, list[dict[str, Any]]] = {}
+    unfixed: dict[str, list[dict[str, Any]]] = {}
     for name in a.files:
         with gzip.open(bench_file(name), "rt") as fh:
             lines = [line for line in fh if line.strip()]
@@ -116,12 +136,19 @@ def main() -> None:
             print(f"| {stem} | {band} | {count[band, 'all']} | {count[band, 'reached'] / n:.1%} |"
                   f" {count[band, 'fixed'] / n:.1%} |")  # fmt: skip
         unreached[stem] = [m for m in misses if m["near"] >= 0.6 and not m["reached"]]
+        unfixed[stem] = [m for m in misses if m["near"] >= 0.6 and m["why"]]
     for stem, misses in unreached.items():
         classes = Counter(m["class"] for m in misses)
         print(f"\n{stem}: {len(misses)} near and mid misses no candidate touches, by class")
         for cls, n in classes.most_common():
             shown = [m["example"] for m in misses if m["class"] == cls][: a.examples]
             print(f"  {cls}: {n}" + "".join(f"\n    {x}" for x in shown))
+    for stem, misses in unfixed.items():
+        classes = Counter(m["why"] for m in misses)
+        print(f"\n{stem}: {len(misses)} near and mid misses a candidate touches and none makes right, by class")
+        for cls, n in classes.most_common():
+            shown = [m for m in misses if m["why"] == cls][: a.unfixed]
+            print(f"  {cls}: {n}" + "".join(f"\n    {m['example']}: {'; '.join(m['tried'])}" for m in shown))
 
 
 if __name__ == "__main__":

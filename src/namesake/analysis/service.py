@@ -13,6 +13,7 @@ from typing import Any
 
 from namesake.adapters.runtime import Runtime
 from namesake.analysis.pool import StagePool
+from namesake.core.cancel import CancelledWork, check_cancelled
 from namesake.core.errors import (
     ConflictError,
     GoneError,
@@ -36,6 +37,7 @@ from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStat
 from namesake.reliability.reviewed import ReviewedTranscript, TimedSegment, reviewed
 from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher, index_canonical_entities
+from namesake.transcripts.retention import delete_transcript
 from namesake.transcripts.store import TranscriptStore, TranscriptView
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,7 @@ class PreparedAnalysis:
     inputs: PipelineInputs
     seconds: float
     segments: list[dict[str, Any]] = field(default_factory=list)  # as kept: text, times and speaker when known
+    created: bool = False  # registered by this analysis: a stopped one takes it away again
 
 
 # Transcripts prepared in order, each with its stages running in a worker (or None: run here, needs the ports).
@@ -126,6 +129,7 @@ class AnalysisService:
         transcript = checked.transcript
         user = user_id or transcript.user_id or DEFAULT_USER
         with self.transcripts.registered(transcript.transcript_id, user, transcript.language) as session:
+            created = bool(session.info["created"])
             if checked.entities is not None:  # the collection, with the row that owns it
                 self._index(transcript.transcript_id, checked.entities)
             # what the stages read of the user, in the same transaction: one round of the pool, not four
@@ -148,7 +152,7 @@ class AnalysisService:
             taught_elsewhere=elsewhere,
         )
         stored = [seg.stored() for seg in transcript.segments]
-        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0, stored)
+        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0, stored, created)
 
     def needs_ports(self, prepared: PreparedAnalysis) -> bool:
         """Whether the stages need this process's stores (memory boost) or LLM, or are pure and may run anywhere."""
@@ -198,7 +202,14 @@ class AnalysisService:
     def analyze(self, transcript: TranscriptIn | CheckedTranscript, *, user_id: str | None = None) -> AnalysisResult:
         """Validate fully, index given entities, run the stages, persist; returns the suggestions made."""
         prepared = self.prepare(transcript, user_id=user_id)
-        return self.finish(prepared, *self.compute(prepared))
+        try:
+            kept, stats = self.compute(prepared)
+            check_cancelled()  # the last moment a client that left stops it: nothing is saved
+        except CancelledWork:
+            if prepared.created:  # as if it had never been sent: the transcript and the list it brought go
+                delete_transcript(self.runtime.db, self.runtime.vectors, self.runtime.settings, prepared.transcript_id)
+            raise
+        return self.finish(prepared, kept, stats)
 
     def analyze_many(
         self,

@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from namesake import __version__
 from namesake.adapters.runtime import Runtime, open_runtime
 from namesake.api import errors
+from namesake.api.connected import SERVER_RECEIVE
 from namesake.api.deps import require_admin, require_key
 from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
 from namesake.api.schemas import errors as error_responses
@@ -114,6 +115,7 @@ def create_app(
         # not reset on the way out: the server's access line for this request is written after we return,
         # in the same task (each request runs in a task of its own, so nothing leaks to the next one)
         request_id.set(rid)
+        request.scope[SERVER_RECEIVE] = request.receive  # what tells a long analysis that its client left
         response = await _limited(request, call_next)
         response.headers["X-Request-ID"] = rid
         return response

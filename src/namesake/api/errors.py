@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from namesake.core.cancel import CancelledWork
 from namesake.core.errors import (
     BusyError,
     ConflictError,
@@ -34,6 +35,7 @@ STATUS: list[tuple[type[NamesakeError], int]] = [
     (GoneError, 410),
     (ConflictError, 409),
     (StoreError, 503),
+    (CancelledWork, 499),  # nobody reads it: the client left (nginx's code for that, in the access log)
 ]
 
 

@@ -34,6 +34,9 @@ class Metrics:
         self.compensations = Counter("namesake_memory_compensations", "Qdrant writes undone", registry=r)
         self.failsoft_reads = Counter("namesake_memory_failsoft_reads", "Memory reads that failed soft", registry=r)
         self.promotions = Counter("namesake_promotions", "Corrections promoted", registry=r)
+        self.analyses_cancelled = Counter(
+            "namesake_analyses_cancelled", "Analyses stopped: their client left or the server stopped", registry=r
+        )
         self.promotion_alerts = Counter("namesake_promotion_alerts", "Promotion runs over threshold", registry=r)
 
     def observe_analysis(self, stats: dict[str, Any]) -> None:

@@ -90,7 +90,15 @@ def serve(
 
     configure_logging()
     # once ready, it says where it listens in the data dir: `namesake analyze` there sends its work to it
-    uvicorn.run(create_app(_settings(), address=(host, port)), host=host, port=port, log_config=None)
+    settings = _settings()
+    # SIGTERM: no new connections; what runs has SHUTDOWN_GRACE_SECONDS to finish, then its work is stopped
+    uvicorn.run(
+        create_app(settings, address=(host, port)),
+        host=host,
+        port=port,
+        log_config=None,
+        timeout_graceful_shutdown=settings.shutdown_grace_seconds,
+    )
 
 
 @jobs_app.command("promote")

@@ -119,6 +119,8 @@ class Settings(BaseSettings):
     review_fold_below: Unit = 0.30
     # analyses a server holds at once (running or waiting for the model); one more is answered 503 BUSY at once
     analysis_queue_limit: Positive = 32
+    # on SIGTERM `namesake serve` finishes what is running for this long, then stops what is left and exits
+    shutdown_grace_seconds: Positive = 20
     reliability_llm_uncertain_low: Unit = 0.10
     reliability_llm_uncertain_high: Unit = 0.75
     # Scorer: "trees" (the bundled model fitted by bench/fit/calibrate.py, or RELIABILITY_SCORER_MODEL), or

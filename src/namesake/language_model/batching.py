@@ -17,6 +17,8 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
+from namesake.core.cancel import cancelled, check_cancelled
+
 R = TypeVar("R")
 # (rows, lines: indices into rows) → (len(rows), 2) log-probabilities; only the rows on a line are read
 ReadLines = Callable[[Sequence[R], list[list[int]]], np.ndarray]
@@ -55,6 +57,10 @@ class LineBatcher(Generic[R]):
                     self._cond.wait()
                 if job.done:
                     break
+                if cancelled():  # its client has gone: its lines are not read, the others' are
+                    self._waiting = deque(item for item in self._waiting if item[0] is not job)
+                    self._cond.notify_all()
+                    check_cancelled()
                 self._busy = True
                 taken = [self._waiting.popleft() for _ in range(min(self.per_batch, len(self._waiting)))]
             self._read_batch(taken)

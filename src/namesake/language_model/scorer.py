@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tokenizers import Tokenizer
 
+from namesake.core.cancel import check_cancelled
 from namesake.core.settings import Settings
 from namesake.core.threads import BLAS_LOCK
 from namesake.language_model.llama import LlamaModel
@@ -149,8 +150,13 @@ class LocalLanguageModel:
             return self._compiled.log_probs(rows)
         with self._numpy_lock, BLAS_LOCK:  # one pass at a time; no other thread in OpenBLAS (threads.BLAS_LOCK)
             return np.concatenate(
-                [self._score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
+                [self._checked_score(windows[i : i + BATCH_WINDOWS]) for i in range(0, len(windows), BATCH_WINDOWS)]
             )
+
+    def _checked_score(self, windows: Sequence[Window]) -> np.ndarray:
+        """One batch of the numpy pass, if its client still waits."""
+        check_cancelled()
+        return self._score(windows)
 
     def _score(self, windows: Sequence[Window]) -> np.ndarray:
         """The left words of every window once, then both readings continue from their keys and values."""

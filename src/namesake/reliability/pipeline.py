@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from namesake.core.cancel import check_cancelled
 from namesake.core.settings import Settings
 from namesake.core.sounds import keep_dictionary_in
 from namesake.core.text import changes_text, tokenize
@@ -37,6 +38,9 @@ from namesake.reliability.types import (
     RememberedCorrection,
     Segment,
 )
+
+# Candidates whose signals are filled between two checks that the client still waits (a few milliseconds' work).
+CANCEL_CHECK_EVERY = 2_000
 
 
 @dataclass
@@ -93,6 +97,7 @@ class PipelineInputs:
 
 
 def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
+    check_cancelled()  # a stage starts only while its client still waits
     t0 = time.perf_counter()
     try:
         return fn()
@@ -133,7 +138,9 @@ def candidate_signals(
     stats.refused_by_user = len(gate.passed) - len(cands)
 
     def signals() -> None:
-        for c in cands:
+        for i, c in enumerate(cands):
+            if i % CANCEL_CHECK_EVERY == 0:
+                check_cancelled()
             fill_signals(c, by_id[c.segment_id], inputs.language)
         fill_context_signals(cands)
         if scorer is not None:

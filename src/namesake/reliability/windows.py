@@ -18,6 +18,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.cancel import check_cancelled
 from namesake.core.sounds import sound
 from namesake.core.text import LETTER_NAMES, Token, compact, tokenize
 from namesake.reliability.types import Candidate, CandidateSource, CanonicalEntry, Segment
@@ -188,6 +189,7 @@ def similar_pairs(
             by_len[len(k)].append(wi)
     out: list[tuple[int, int, float]] = []
     for length, wis in by_len.items():
+        check_cancelled()  # one cdist per length: the spotter's largest steps
         # normalized similarity >= s needs |len_a - len_b| <= (1 - s) * max(len_a, len_b)
         lo, hi = length * min_similarity, length / max(min_similarity, 1e-9)
         cols = np.nonzero((entry_len >= lo) & (entry_len <= hi))[0]

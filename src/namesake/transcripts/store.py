@@ -103,8 +103,9 @@ def _covers(decided: dict[str, list[tuple[int, int]]], c: Candidate) -> bool:
     return any(a < c.end_char and b > c.start_char for a, b in decided.get(c.segment_id, ()))
 
 
-def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> None:
-    """Claim the user (users.claim_user), create the transcript row on first reference; one user owns it."""
+def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: str | None, grace_seconds: int) -> bool:
+    """Claim the user (users.claim_user), create the transcript row on first reference; one user owns it.
+    Whether this call created it."""
     claim_user(s, user_id, grace_seconds)
     created = s.scalar(
         insert(Transcript)
@@ -117,6 +118,7 @@ def ensure_transcript(s: Session, transcript_id: str, user_id: str, language: st
     owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
     if owner != user_id:
         raise ConflictError(f"transcript {transcript_id!r} belongs to another user", field="transcript_id")
+    return created is not None
 
 
 @dataclass(frozen=True)
@@ -155,10 +157,11 @@ class TranscriptStore:
         """The transcript registered for its user, in a unit that commits when the block ends.
 
         The block runs under the user's claim: what it creates for the transcript (its collection) is
-        there before erasure or deletion can look for it, and with the row that owns it.
+        there before erasure or deletion can look for it, and with the row that owns it. `s.info["created"]` says
+        whether this unit created the transcript.
         """
         with self.db.session() as s:
-            ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
+            s.info["created"] = ensure_transcript(s, transcript_id, user_id, language, self.erasure_grace_seconds)
             hold_collections_shared(s)
             yield s  # the unit's session: what else the caller reads for this transcript, in one transaction
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Response
+from fastapi import APIRouter, Body, Query, Request, Response
 from pydantic import ValidationError
 
 from namesake.analysis.engines import Engine, fixes_of, write_back
 from namesake.analysis.files import as_namesake, field_of
+from namesake.api.connected import while_connected
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import (
     AnalysisOut,
@@ -22,7 +23,9 @@ from namesake.api.schemas import (
     TranscriptSummaryOut,
     errors,
 )
+from namesake.app.services import Services
 from namesake.core.errors import InvalidInputError
+from namesake.core.tenancy import Scope
 from namesake.reliability.inputs import Identifier, TranscriptIn
 from namesake.reliability.reviewed import TextFormat, render
 
@@ -41,8 +44,17 @@ def put_canonical_entities(
 
 
 @router.post("/reliability/analyze", responses=errors(409, 410, 413, 415, 503))
-def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
-    """Analyse one transcript: suggestions with confidence and status, and the run's stats."""
+async def analyze(request: Request, services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> AnalysisOut:
+    """Analyse one transcript: suggestions with confidence and status, and the run's stats.
+
+    A client that disconnects before the answer stops the analysis at its next step: nothing of it is saved."""
+    return await while_connected(
+        request, lambda: _analyze(services, scope, body), services.metrics.analyses_cancelled.inc
+    )
+
+
+def _analyze(services: Services, scope: Scope, body: TranscriptIn) -> AnalysisOut:
+    """The analysis itself, in a worker thread, holding an admission place while it runs."""
     stored = body.model_copy(
         update={
             "transcript_id": scope.inward(body.transcript_id, "transcript_id"),
@@ -55,8 +67,9 @@ def analyze(services: ServicesDep, scope: ScopeDep, body: TranscriptIn) -> Analy
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
 
 
-@router.post("/reliability/analyze/{engine}", responses=errors(409, 410, 413, 415))
-def analyze_engine_json(
+@router.post("/reliability/analyze/{engine}", responses=errors(409, 410, 413, 415, 503))
+async def analyze_engine_json(
+    request: Request,
     services: ServicesDep,
     scope: ScopeDep,
     engine: Engine,
@@ -75,7 +88,9 @@ def analyze_engine_json(
         transcript = TranscriptIn.model_validate(given)
     except ValidationError as exc:
         raise InvalidInputError(field_of(exc), field="body") from exc
-    result = analyze(services, scope, transcript)
+    result = await while_connected(
+        request, lambda: _analyze(services, scope, transcript), services.metrics.analyses_cancelled.inc
+    )
     applied = None
     if apply:
         fixes = fixes_of([s.model_dump() for s in result.corrected_segments], result.suggestions)
