@@ -19,7 +19,7 @@ from tests.live import live_server
 DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
 
 
-def _long_analysis() -> dict[str, object]:
+def long_analysis() -> dict[str, object]:
     """The dev call three times over against 2,500 invented names: within the cost budget, seconds of work."""
     with gzip.open(DEV_CALL) as fh:
         call = json.load(fh)
@@ -51,7 +51,7 @@ def test_a_client_that_gives_up_frees_its_place_within_seconds_and_nothing_of_it
         assert httpx.post(f"{base}/v1/reliability/analyze", json=small, timeout=60).status_code == 200
         small_seconds = time.monotonic() - t0
         with pytest.raises(httpx.ReadTimeout):  # the client gives up; the analysis would take far longer
-            httpx.post(f"{base}/v1/reliability/analyze", json=_long_analysis(), timeout=httpx.Timeout(60, read=2))
+            httpx.post(f"{base}/v1/reliability/analyze", json=long_analysis(), timeout=httpx.Timeout(60, read=2))
         gave_up = time.monotonic()
         while _cancelled(base) < 1:  # the analysis notices and stops at its next step
             assert time.monotonic() - gave_up < 5, "the analysis ran on after its client left"

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -163,3 +164,41 @@ def test_every_command_with_a_route_asks_the_running_server_and_prints_what_it_p
         assert alone.returncode == 0, (args, alone.stderr)
         assert "asking the server" not in alone.stderr
         assert alone.stdout == beside[args], args
+
+
+@pytest.mark.slow
+def test_sigterm_during_a_long_analysis_stops_it_and_the_server_within_the_grace(tmp_path: Path) -> None:
+    """SHUTDOWN_GRACE_SECONDS for what runs, then its work is stopped: the process ends soon after, saving nothing."""
+    from tests.e2e.test_cancel import long_analysis
+
+    port, data = free_port(), tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NAMESAKE_URL")}
+    env |= {"NAMESAKE_DATA_DIR": str(data), "SHUTDOWN_GRACE_SECONDS": "1"}
+    log = (tmp_path / "serve.log").open("w")
+    server = subprocess.Popen([str(Path(sys.executable).parent / "namesake"), "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=log, text=True)  # fmt: skip
+    answers: list[object] = []
+
+    def send() -> None:
+        try:
+            answers.append(httpx.post(f"http://127.0.0.1:{port}/v1/reliability/analyze", json=long_analysis(),
+                                      timeout=120).status_code)  # fmt: skip
+        except httpx.HTTPError as exc:
+            answers.append(type(exc).__name__)
+
+    try:
+        _wait_until_ready(server, port, tmp_path / "serve.log")
+        client = threading.Thread(target=send)
+        client.start()
+        time.sleep(3)  # the analysis is under way (it takes ten seconds and more)
+        t0 = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) in (0, -signal.SIGTERM)
+        took = time.monotonic() - t0
+        client.join(timeout=60)
+        assert answers and answers[0] != 200, answers  # stopped, not finished
+        print(f"stopped in {took:.1f} s: {answers}")
+        assert took < 1 + 10, f"the server took {took:.1f} s to stop"  # the grace, then a few seconds to close
+    finally:
+        _stop(server)
+        log.close()
