@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
+import json
 import os
 import random
 import signal
@@ -414,12 +416,28 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def soak(server_url: str, minutes: float, clients: int = 20) -> dict[str, Any]:
-    """Mixed traffic from `clients` clients for `minutes`, RSS every 10 s; the slope over the last half."""
+def whole_calls() -> list[dict[str, Any]]:
+    """Earnings calls of the bench file as a client sends them (segments and their list), one per call."""
+    from bench.common import bench_file
+
+    calls: dict[str, dict[str, Any]] = {}
+    with gzip.open(bench_file("earnings21.jsonl.gz"), "rt") as fh:
+        for line in fh:
+            t = json.loads(line)
+            if t["group"] not in calls:
+                segments = [{"id": s["id"], "text": s["text"]} for s in t["segments"]]
+                calls[t["group"]] = {"segments": segments, "canonical_entities": t["canonical_entities"]}
+    return list(calls.values())
+
+
+def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float = 60) -> dict[str, Any]:
+    """Mixed traffic from `clients` clients for `minutes` (every tenth analysis a whole earnings call, each call of the
+    bench file in turn), RSS every 10 s; the slope over the last half, then RSS after `idle_seconds` with no traffic."""
+    calls = whole_calls()
     with stack(server_url) as st:
         st.start()
         assert st.server is not None
-        stop, samples, done = threading.Event(), [], {"analyses": 0, "fixes": 0, "errors": 0}
+        stop, samples, done = threading.Event(), [], {"analyses": 0, "whole_calls": 0, "fixes": 0, "errors": 0}
         text_ = ["Good morning, this is Reiner Blair with the results.", "Our Cytova unit grew, and Backman too."]
 
         def traffic(worker: int) -> None:
@@ -434,13 +452,17 @@ def soak(server_url: str, minutes: float, clients: int = 20) -> dict[str, Any]:
                         "segments": [{"id": str(i), "text": t} for i, t in enumerate(text_)],
                         "canonical_entities": {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman"]},
                     }
-                    r = c.post("/v1/reliability/analyze", json=body)
+                    if n % 10 == 0:  # a whole call, 1,000 to 9,000 words with its list of names
+                        body = {**body, **calls[(worker * 7 + n // 10) % len(calls)]}
+                        done["whole_calls"] += 1
+                    r = c.post("/v1/reliability/analyze", json=body, timeout=300)
                     done["analyses"] += r.status_code == 200
                     r2 = c.post("/v1/corrections", json=fix(f"u{n % 20}", f"Xyl{n % 300}", tid))
                     done["fixes"] += r2.status_code == 201
                     c.get(f"/v1/users/u{n % 20}/corrections?limit=50")
                     done["errors"] += (r.status_code >= 500) + (r2.status_code >= 500)
 
+        before = rss_mb(st.server.pid)  # warm (the server warms up before it says it is ready), no traffic yet
         workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(clients)]
         for w in workers:
             w.start()
@@ -450,7 +472,10 @@ def soak(server_url: str, minutes: float, clients: int = 20) -> dict[str, Any]:
             time.sleep(10)
         stop.set()
         for w in workers:
-            w.join(timeout=60)
+            w.join(timeout=300)
+        busy_end = rss_mb(st.server.pid)
+        time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
+        idle_end = rss_mb(st.server.pid)
         half = [s for s in samples if s[0] >= samples[-1][0] / 2]
         n = len(half)
         mx, my = sum(t for t, _ in half) / n, sum(r for _, r in half) / n
@@ -460,6 +485,10 @@ def soak(server_url: str, minutes: float, clients: int = 20) -> dict[str, Any]:
             "rss_start": samples[0][1],
             "rss_mid": half[0][1],
             "rss_end": samples[-1][1],
+            "rss_when_traffic_stopped": busy_end,
+            f"rss_after_{idle_seconds:.0f}_s_idle": idle_end,
+            "rss_before_traffic": before,
+            "idle_vs_before": idle_end / before - 1,
             "slope_last_half_mb_per_min": slope * 60,
             "samples": len(samples),
             "clients": clients,

@@ -45,6 +45,12 @@ class Runtime:
             return LanguageModelOnDemand(self) if model_file(self.settings) is not None else self.language_model
         return self.language_model
 
+    def clear_caches(self) -> None:
+        """Forget what the language model has read (its windows' gains), if it is loaded: memory back at idle."""
+        model = self.preloaded_context_model
+        if isinstance(model, LanguageModel) and hasattr(model, "clear_cache"):
+            model.clear_cache()
+
     def close(self) -> None:
         """Release the vector store first (Edge flushes), then the database pool; a weights load still running is
         waited for (a process must not exit under it)."""

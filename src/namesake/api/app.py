@@ -23,6 +23,7 @@ from namesake.api.deps import require_admin, require_key
 from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
 from namesake.api.schemas import errors as error_responses
 from namesake.app.address import announce, withdraw
+from namesake.app.idle import IdleGiveBack
 from namesake.app.metrics import Metrics
 from namesake.app.scheduler import start_scheduler
 from namesake.app.services import build_services
@@ -83,7 +84,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
         rt = runtime or open_runtime(settings)
-        scheduler = None
+        scheduler, idle = None, None
         try:
             app.state.services = services = build_services(rt, metrics)
             if settings.namesake_warm_up:
@@ -91,6 +92,9 @@ def create_app(
                 await run_in_threadpool(warm_up, rt)
             if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
+            if settings.idle_give_back_seconds:
+                idle = IdleGiveBack(services.admission, settings.idle_give_back_seconds, [rt.clear_caches])
+                idle.start()
             if address is not None:
                 announce(settings, *address)
             yield
@@ -99,6 +103,8 @@ def create_app(
                 withdraw(settings)
             if scheduler is not None:
                 scheduler.shutdown(wait=True)
+            if idle is not None:
+                idle.stop()
             if owned:
                 rt.close()
 

@@ -26,7 +26,13 @@ class Admission:
         self._done: deque[float] = deque(maxlen=RECENT_DONE)  # when recent analyses finished
         self._started: dict[int, float] = {}  # when each analysis in flight was admitted
         self._next = 0
+        self._last_admitted = clock()
         self._lock = threading.Lock()
+
+    def last_activity(self) -> float:
+        """When an analysis was last admitted or last finished (the clock's time; its start when none has run)."""
+        with self._lock:
+            return max(self._last_admitted, self._done[-1] if self._done else self._last_admitted)
 
     def retry_after(self) -> int:
         """Seconds until a place is likely free, from how fast places have been freeing lately (the drain rate): the
@@ -54,7 +60,7 @@ class Admission:
                 )
             self.inflight += 1
             mine, self._next = self._next, self._next + 1
-            self._started[mine] = self.clock()
+            self._started[mine] = self._last_admitted = self.clock()
         try:
             yield
         finally:

@@ -15,6 +15,7 @@ from namesake.core.tenancy import key_scopes
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(gt=0)]
+NonNegative = Annotated[int, Field(ge=0)]
 
 log = logging.getLogger(__name__)
 CORRECTIONS_COLLECTION = "reliability_corrections_memory"
@@ -119,6 +120,8 @@ class Settings(BaseSettings):
     review_fold_below: Unit = 0.30
     # analyses a server holds at once (running or waiting for the model); one more is answered 503 BUSY at once
     analysis_queue_limit: Positive = 32
+    # a server with no analysis for this long empties its caches and trims its heap (0: never; app/idle.py)
+    idle_give_back_seconds: NonNegative = 30
     # on SIGTERM `namesake serve` finishes what is running for this long, then stops what is left and exits
     shutdown_grace_seconds: Positive = 20
     reliability_llm_uncertain_low: Unit = 0.10

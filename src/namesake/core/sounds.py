@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.caches import memoised
 from namesake.core.text import strip_accents
 from namesake.core.user_cache import keep
 
@@ -152,7 +153,7 @@ def spelled_out(word: str) -> bool:
     return letters.isalpha() and letters.isupper() and (len(letters) <= 3 or not set(letters) & set("AEIOUY"))
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def word_sound(word: str) -> str:
     """One word's sound string: the dictionary's, else eSpeak's letter-to-sound, else nothing."""
     if spelled_out(word):
@@ -167,7 +168,7 @@ def word_sound(word: str) -> str:
     return ipa_sound(speaker.ipa(key)) if speaker is not None else ""
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def sound(text: str) -> str:
     """The sound string of a span: its words' sounds, one after the other ("kuna noggle" → its phones)."""
     words = [w for w in re.split(r"[\s\-/&+]+", text) if w]
@@ -209,7 +210,7 @@ def syllable_similarity(a: str, b: str) -> float:
     return matched / max(len(sa), len(sb))
 
 
-@lru_cache(maxsize=50_000)
+@memoised
 def _aligned_syllables(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     """The most syllables of a and b that can be paired in order, each pair within one phone's edit."""
     rows = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]

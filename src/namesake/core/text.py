@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from typing import NamedTuple
 
 import jellyfish
+
+from namesake.core.caches import memoised
 
 # A token is a run of letters/digits, optionally joined by ' & . - (e.g. "AT&T", "Coca-Cola", "U.S").
 # French elisions (l', d', qu') are split off: "l'EBITDA" is the article and EBITDA, not one word.
@@ -41,14 +42,14 @@ def strip_accents(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def normalise(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form, words kept apart by one space."""
     folded = (text if text.isascii() else strip_accents(text)).casefold()
     return " ".join(_NON_ALNUM.sub(" ", folded).split())
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def compact(text: str) -> str:
     """Normalised form without spaces: the form the yardstick compares ("I D T" == "IDT")."""
     return normalise(text).replace(" ", "")
@@ -57,7 +58,7 @@ def compact(text: str) -> str:
 _FORM_SPLIT = re.compile(r"[\s\-/]+")
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def written_form(text: str, cased: bool = True) -> tuple[str, ...]:
     """The words as written: spacing, hyphens, accents and (when cased) case kept, other punctuation dropped."""
     nfc = unicodedata.normalize("NFC", text) if not text.isascii() else text
@@ -86,7 +87,7 @@ def tokenize(text: str) -> list[Token]:
     return list(_tokens(text))
 
 
-@lru_cache(maxsize=20_000)
+@memoised
 def _tokens(text: str) -> tuple[Token, ...]:
     """Spotting and the context signals tokenize the same segments: once per text."""
     return tuple(
@@ -112,7 +113,7 @@ def compact_phonetic_keys(joined: str, language: str = "en") -> tuple[str, ...]:
     return (english,)
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def french_phonetic_key(joined: str) -> str:
     """French soundex-like key (phonetic-fr): "Mitnou" / "Mitnoux" → MITNOU."""
     import phonetic_fr
@@ -120,7 +121,7 @@ def french_phonetic_key(joined: str) -> str:
     return str(phonetic_fr.phonetic(joined))
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def word_frequencies(text: str, language: str = "en") -> tuple[float, ...]:
     """Zipf frequency of each word of the span (0 = unknown, 7 = "the")."""
     from wordfreq import zipf_frequency

@@ -23,6 +23,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from namesake.core.caches import memoised
 from namesake.core.text import Token, tokenize, written_form
 from namesake.core.user_cache import keep
 from namesake.reliability.types import Candidate, Segment
@@ -129,12 +130,12 @@ def phrase_logp(lm: WordPairs, left: str | None, words: Sequence[str], right: st
     return total / len(words)
 
 
-@lru_cache(maxsize=100_000)
+@memoised
 def _lm_words(text: str) -> tuple[str, ...]:
     return tuple(t.norm for t in tokenize(text))  # "Biden's" is one word, as the pair counts write it: "bidens"
 
 
-@lru_cache(maxsize=200_000)
+@memoised
 def _context_logp(language: str, left: str | None, words: tuple[str, ...], right: str | None) -> float:
     """phrase_logp, once per (neighbours, words): the same change recurs across a transcript."""
     lm = word_pairs(language)

@@ -8,8 +8,8 @@ original is, and how alike its context is to the one the fix was taught in.
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
 
+from namesake.core.caches import memoised
 from namesake.core.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
 from namesake.reliability.memory_policy import (
     CONTEXT_WORDS,
@@ -104,7 +104,7 @@ def neighbour_words(toks: list[Token], first: int, last: int, language: str) -> 
     return frozenset(t.norm for t in near if t.norm not in stop)
 
 
-@lru_cache(maxsize=50_000)
+@memoised
 def taught_words(context: str, original: str, language: str) -> frozenset[str]:
     """The content words of a correction's taught context, its own original left out."""
     stop = function_words(language) | {t.norm for t in tokenize(original)}

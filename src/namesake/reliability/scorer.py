@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jellyfish
 from rapidfuzz.distance import Levenshtein
 
+from namesake.core.caches import memoised
 from namesake.core.errors import ConfigurationError
 from namesake.core.settings import Settings
 from namesake.core.sounds import sound_similarity, syllable_similarity
@@ -139,7 +139,7 @@ def fill_signals(cand: Candidate, segment: Segment | None, language: str) -> Non
             cand.signals["asr"] = round(doubt, 4)
 
 
-@lru_cache(maxsize=50_000)
+@memoised
 def _text_signals(
     cand_original: str, cand_final: str, original: str, final: str, rank: int, window_tokens: int,
     entity_type: str, language: str, *, acronym: float,

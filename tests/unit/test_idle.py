@@ -1,0 +1,43 @@
+"""A server idle a while empties its memoised lookups once, never while an analysis runs, and again only after work."""
+
+from __future__ import annotations
+
+from namesake.app.admission import Admission
+from namesake.app.idle import IdleGiveBack
+from namesake.core.caches import WORD_CACHE, cached_results
+from namesake.core.text import compact, normalise
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_idle_gives_back_once_after_work_never_while_an_analysis_runs() -> None:
+    clock, cleared = Clock(), []
+    admission = Admission(limit=2, clock=clock)
+    idle = IdleGiveBack(admission, 30, [lambda: cleared.append(1)], clock=clock)
+    with admission.admitted():
+        compact("Reiner Blair"), normalise("Cytova")
+        clock.now += 60
+        assert not idle.check()  # an analysis in flight, however long ago it started
+    assert cached_results() > 0
+    clock.now += 29
+    assert not idle.check()  # not idle long enough yet
+    clock.now += 1
+    assert idle.check() and cached_results() == 0 and cleared == [1]
+    clock.now += 600
+    assert not idle.check()  # nothing has run since: nothing to give back
+    with admission.admitted():
+        compact("Cytiva")
+    clock.now += 30
+    assert idle.check() and cleared == [1, 1]
+
+
+def test_a_memoised_lookup_keeps_at_most_word_cache_results() -> None:
+    for i in range(WORD_CACHE + 500):
+        compact(f"word{i}")
+    assert compact.cache_info().currsize == WORD_CACHE  # type: ignore[attr-defined]
