@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import gzip
 import json
 import multiprocessing
@@ -36,6 +37,7 @@ from namesake.core.text import compact
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
 from namesake.reliability.inputs import TranscriptIn, to_segments
+from namesake.reliability.pieces import Piece, piece_runs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
 
@@ -203,10 +205,17 @@ def reviewer_decides(row: dict[str, Any]) -> bool:
 
 
 def predictions(
-    rows: list[dict[str, Any]], p: np.ndarray, auto: float, suggest: float, edge_forms: bool = True
+    rows: list[dict[str, Any]],
+    p: np.ndarray,
+    auto: float,
+    suggest: float,
+    edge_forms: bool = True,
+    lists: dict[str, tuple[dict[str, str], list[str]]] | None = None,
 ) -> dict[str, list[dict]]:
     """What the pipeline would answer with these probabilities: best reading per span, then the thresholds, then
-    (as `edge_forms.edge_form_fixes`) the edge words of each auto-applied rewrite in its entry's form."""
+    (as `edge_forms.edge_form_fixes`) the edge words of each auto-applied rewrite in its entry's form, then (as
+    `pieces.merged_pieces`, given each transcript's segment texts and list values) pending pieces of one value made
+    one suggestion."""
     out: dict[str, list[dict]] = defaultdict(list)
     kept = best_per_span(rows, p, suggest)
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)  # segment ids repeat across calls
@@ -223,7 +232,43 @@ def predictions(
         for a, b, written in free_pieces(rows[i].get("edge", []), taken[(tid, seg)]):
             out[tid].append({"segment_id": seg, "start_char": a, "end_char": b, "final": written,
                              "status": status, "confidence": float(p[i]), "signals": {EDGE_FORM: 1.0}})  # fmt: skip
+    for tid, sugs in out.items() if lists else ():
+        texts, values = lists[tid]
+        out[tid] = merged(sugs, texts, values)
     return out
+
+
+def merged(sugs: list[dict[str, Any]], texts: dict[str, str], values: list[str]) -> list[dict[str, Any]]:
+    """One transcript's suggestions with each run of pending pieces of one list value merged (pieces.piece_runs)."""
+    pieces = [Piece(s["segment_id"], s["start_char"], s["end_char"], s["final"], s["status"] == "pending")
+              for s in sugs]  # fmt: skip
+    runs = piece_runs(pieces, texts, values)
+    gone = {i for run in runs for i in run}
+    out = [s for i, s in enumerate(sugs) if i not in gone]
+    for run in runs:
+        first, last = sugs[run[0]], sugs[run[-1]]
+        out.append({**first, "end_char": last["end_char"], "final": " ".join(sugs[i]["final"] for i in run),
+                    "confidence": min(sugs[i]["confidence"] for i in run)})  # fmt: skip
+    return out
+
+
+@functools.cache
+def bench_lists(split: Path) -> dict[str, tuple[dict[str, str], list[str]]]:
+    """Per transcript of a bench file: its segments' texts and its list values (what `merged` reads)."""
+    out = {}
+    with gzip.open(split, "rt") as fh:
+        for t in map(json.loads, fh):
+            values = [v for vs in (t.get("canonical_entities") or {}).values() for v in vs]
+            out[t["transcript_id"]] = ({s["id"]: s["text"] for s in t["segments"]}, values)
+    return out
+
+
+def with_originals(split: Path, preds: dict[str, list[dict[str, Any]]]) -> None:
+    """Each suggestion's `original`, cut from its segment's text in the bench file."""
+    lists = bench_lists(split)
+    for tid, sugs in preds.items():
+        for s in sugs:
+            s["original"] = lists[tid][0][s["segment_id"]][s["start_char"] : s["end_char"]]
 
 
 def yardstick(
@@ -236,7 +281,9 @@ def yardstick(
     edge_forms: bool = True,
 ) -> dict[str, Any]:
     """The yardstick's TOTAL row for the predictions these probabilities make (kept in `keep` when given)."""
-    preds = predictions(rows, p, auto, suggest, edge_forms)
+    preds = predictions(rows, p, auto, suggest, edge_forms, bench_lists(split))
+    if keep is not None:  # kept as the API answers: with the words each suggestion replaces (reach.py lists them)
+        with_originals(split, preds)
     path = keep or Path(tempfile.mkstemp(suffix=".jsonl")[1])
     with path.open("w") as fh:
         for tid in dict.fromkeys(r["transcript_id"] for r in rows):

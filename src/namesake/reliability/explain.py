@@ -7,6 +7,7 @@ from namesake.reliability.reading import GAIN
 # In the order a reviewer finds them telling: the page shows the first three present as "why".
 REASONS: dict[str, str] = {
     "edge_form": "the rest of a name fixed beside it, as the name list writes it",
+    "pieces": "one name heard in pieces, fixed whole",
     "remembered": "you fixed this before",
     "rewrites_canonical": "though the name list spells it as heard",
     "refused_as_often": "though you refused it as often as you made it",
@@ -33,7 +34,7 @@ SOURCES: dict[str, str] = {
     "manual": "your fix by hand",
 }
 # Reasons that are flags (1 when set), not scores: the page shows them without a number.
-FLAGS: tuple[str, ...] = ("edge_form", "rewrites_canonical", "refused_as_often")
+FLAGS: tuple[str, ...] = ("edge_form", "pieces", "rewrites_canonical", "refused_as_often")
 # A signal below zero that argues against the suggestion, and how the page says so.
 AGAINST: dict[str, str] = {
     GAIN: "reads better as heard",

@@ -19,6 +19,7 @@ from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
+from namesake.reliability.pieces import merged_pieces
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context
 from namesake.reliability.scorer import (
@@ -234,6 +235,8 @@ def run_stages(
         fixes = edge_form_fixes(kept, {s.id: s.text for s in inputs.segments}, inputs.refused, inputs.remembered)
         if fixes:  # in the order resolve_overlaps leaves the rest
             kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
+    values = (v for vs in inputs.dictionary.lists.values() for v in vs)
+    kept = merged_pieces(kept, {s.id: s.text for s in inputs.segments}, values)
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Disposition.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied

@@ -1,0 +1,47 @@
+"""A name heard in pieces is proposed whole: pending pieces side by side whose finals are one list value."""
+
+from __future__ import annotations
+
+from namesake.reliability.pieces import PIECES, Piece, merged_pieces, piece_runs
+from namesake.reliability.types import Candidate, CandidateSource, Disposition
+
+TEXT = "Thanks VJ Camara, and Gym Rabbo, over to Marcus."
+
+
+def _cand(original: str, final: str, decision: Disposition, confidence: float, nth: int = 0) -> Candidate:
+    start = TEXT.index(original) if nth == 0 else TEXT.index(original, TEXT.index(original) + 1)
+    c = Candidate("1", start, start + len(original), original, final, "PERSON", CandidateSource.LISTS)
+    c.decision, c.confidence, c.signals = decision, confidence, {"edit": confidence}
+    return c
+
+
+def test_pending_pieces_of_one_value_become_one_suggestion_at_the_weakest_confidence() -> None:
+    kept = [
+        _cand("VJ", "Vijay", Disposition.PENDING, 0.45),
+        _cand("Camara", "Kumar", Disposition.PENDING, 0.48),
+        _cand("Gym", "Jim", Disposition.AUTO_APPLIED, 0.80),  # applied pieces already write the whole name
+        _cand("Rabbo", "Robo", Disposition.AUTO_APPLIED, 0.88),
+        _cand("Marcus", "Markus", Disposition.PENDING, 0.30),  # alone: nothing to join
+    ]
+    out = merged_pieces(kept, {"1": TEXT}, ["Vijay Kumar", "Jim Robo", "Markus Blanka"])
+    assert [(c.original, c.final, c.decision) for c in out] == [
+        ("VJ Camara", "Vijay Kumar", Disposition.PENDING),
+        ("Gym", "Jim", Disposition.AUTO_APPLIED),
+        ("Rabbo", "Robo", Disposition.AUTO_APPLIED),
+        ("Marcus", "Markus", Disposition.PENDING),
+    ]
+    whole = out[0]
+    assert whole.confidence == 0.45 and whole.signals[PIECES] == 2.0
+    assert TEXT[whole.start_char : whole.end_char] == "VJ Camara"
+
+
+def test_pieces_apart_or_not_one_value_stay_apart() -> None:
+    pieces = [
+        Piece("1", 7, 9, "Vijay", True),  # "VJ"
+        Piece("1", 10, 16, "Kumar", True),  # "Camara"
+        Piece("1", 22, 25, "Jim", True),  # "Gym": a comma and words away from "Camara"
+    ]
+    assert piece_runs(pieces, {"1": TEXT}, ["Vijay Kumar"]) == [[0, 1]]
+    assert piece_runs(pieces, {"1": TEXT}, ["Kumar Jim", "Vijay"]) == []  # joined, they name nothing listed
+    across_comma = [Piece("1", 10, 16, "Kumar", True), Piece("1", 22, 25, "Jim", True)]
+    assert piece_runs(across_comma, {"1": TEXT}, ["Kumar Jim"]) == []
