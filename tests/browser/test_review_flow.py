@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.browser.conftest import AUTH, analyze, playwright_api, shot, sign_in, suggestions
+from tests.browser.conftest import AUTH, TEXT, analyze, playwright_api, shot, sign_in, suggestions
 
 pytestmark = pytest.mark.browser
 DEV_CALL = Path(__file__).resolve().parents[1] / "data" / "dev_call.json.gz"
@@ -119,7 +119,9 @@ def test_edit_changes_the_type_too(server: str, page: Any) -> None:
     _open(page, server, "call-1")
     page.locator("mark.s[title^='Zorblax '], mark.s[title^='Reiner ']").first.click()
     page.keyboard.press("g")
+    expect(page.locator("#detail dd").first).to_have_text("person")  # types in a reviewer's words
     page.keyboard.press("e")
+    expect(page.locator("#edit-type option[value=ORG]")).to_have_text("organisation")
     page.select_option("#edit-type", "ORG")
     page.focus("#edit-type")
     page.keyboard.press("Enter")
@@ -289,6 +291,19 @@ def test_the_transcript_as_reviewed_is_downloaded_with_the_decisions_written_in(
     served = httpx.get(f"{server}/v1/transcripts/call-dl/text", params={"format": "txt"}, headers=AUTH).text
     assert text == served and first["final"] in text
     assert len(text.splitlines()) == 3
-    page.select_option("#download-format", "srt")  # these segments carry no times: the page says so
-    page.click("#download")
-    expect(page.locator("#status")).to_contain_text("needs segment times")
+    # these segments carry no times: subtitles are not offered, and the page says why
+    for subtitles in ("vtt", "srt"):
+        option = page.locator(f"#download-format option[value={subtitles}]")
+        expect(option).to_be_disabled()
+        expect(option).to_have_attribute("title", "this call's segments carry no times")
+    segments = [{"id": str(i), "text": t, "start": 2.0 * i, "end": 2.0 * i + 1.5} for i, t in enumerate(TEXT)]
+    r = httpx.post(f"{server}/v1/reliability/analyze", headers=AUTH, timeout=60,
+                   json={"transcript_id": "call-timed", "user_id": "alice", "segments": segments})  # fmt: skip
+    assert r.status_code == 200, r.text
+    page.goto(f"{server}/review?t=call-timed")
+    expect(page.locator("#transcript-title")).to_have_text("call-timed")
+    expect(page.locator("#download-format option[value=srt]")).to_be_enabled()
+    page.select_option("#download-format", "srt")
+    with page.expect_download() as waiting:
+        page.click("#download")
+    assert Path(waiting.value.path()).read_text(encoding="utf-8").startswith("1\n00:00:00,000 --> 00:00:01,500")

@@ -26,6 +26,11 @@ REASONS: dict[str, str] = {
     "spoken_form": "the written form of what was said",
     "length": "a long name",
 }
+# Entity types in a reviewer's words (the stored names are the API's).
+TYPE_WORDS: dict[str, str] = {
+    "PERSON": "person", "ORG": "organisation", "LOCATION": "place", "ACRONYM": "acronym",
+    "KEYWORD": "term", "DATE": "date", "TYPO": "misspelling",
+}  # fmt: skip
 # Where a suggestion came from, in a reviewer's words (CandidateSource's values).
 SOURCES: dict[str, str] = {
     "rag": "the meeting's name list",

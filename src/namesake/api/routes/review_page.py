@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
 from namesake.core.errors import NotFoundError
-from namesake.reliability.explain import AGAINST, FLAGS, REASONS, SOURCES
+from namesake.reliability.explain import AGAINST, FLAGS, REASONS, SOURCES, TYPE_WORDS
 from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
@@ -51,6 +51,7 @@ def names(services: ServicesDep) -> Response:
         "FLAGS": list(FLAGS),  # reasons shown without a number
         "SOURCES": SOURCES,
         "TYPES": list(ENTITY_TYPES),
+        "TYPE_WORDS": TYPE_WORDS,  # each type in a reviewer's words
         "FOLD_BELOW": services.runtime.settings.review_fold_below,
     }
     lines = [f"export const {name} = Object.freeze({json.dumps(value)});" for name, value in shared.items()]

@@ -1,6 +1,6 @@
 // Decisions: accept / edit / reject a suggestion (every occurrence of its pair at once), fix by hand, undo.
 
-import { TYPES } from "/review/assets/names.js";
+import { TYPE_WORDS, TYPES } from "/review/assets/names.js";
 import { $, SCOPE_ORDER, api, confirmed, el, enc, isOpen, pairKey, say, scopeWords, state } from "/review/assets/core.js";
 import { loadDefaultScope, scopeChoice, scopeOf } from "/review/assets/detail.js";
 import { lastStanding, loadHistory } from "/review/assets/history.js";
@@ -119,7 +119,7 @@ export function ask({ title, original, value, type, scope, matches, submit }) {
   $("#edit-title").textContent = title;
   $("#edit-original").textContent = `Heard: ${original}`;
   $("#edit-final").value = value;
-  $("#edit-type").replaceChildren(...TYPES.map((t) => el("option", { value: t, selected: t === type }, t)));
+  $("#edit-type").replaceChildren(...TYPES.map((t) => el("option", { value: t, selected: t === type }, TYPE_WORDS[t] || t)));
   const drawScope = async () => {
     const final = $("#edit-final").value.trim() || value;
     if (!picked) chosen = (await loadDefaultScope(original, final)).scope;

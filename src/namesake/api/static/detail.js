@@ -1,6 +1,6 @@
 // The selected suggestion, explained: what it changes, why, where its lesson applies next, what one key decides.
 
-import { AGAINST, FLAGS, REASONS, SOURCES, STATUS } from "/review/assets/names.js";
+import { AGAINST, FLAGS, REASONS, SOURCES, STATUS, TYPE_WORDS } from "/review/assets/names.js";
 import { $, SCOPE_ORDER, api, el, inSentence, isOpen, memoryKey, pairKey, scopeWords, state } from "/review/assets/core.js";
 
 const WHY_ORDER = Object.keys(REASONS);
@@ -115,7 +115,7 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
     el("h2", {}, heading(s, position)),
     el("p", { class: "change" }, el("del", {}, s.original), " → ", el("ins", {}, s.final)),
     el("dl", {},
-      el("dt", {}, "Type"), el("dd", {}, s.entity_type),
+      el("dt", {}, "Type"), el("dd", {}, TYPE_WORDS[s.entity_type] || s.entity_type),
       el("dt", {}, "Sureness"), el("dd", { "data-confidence": String(s.confidence) }, sureness(s, taught, folded)),
       el("dt", {}, "From"), el("dd", {}, SOURCES[s.source] || s.source)),
   ];

@@ -1,5 +1,6 @@
 // The memory view: what a user taught, until when it applies, and forgetting one of them.
 
+import { TYPE_WORDS } from "/review/assets/names.js";
 import { $, api, confirmed, el, enc, say, scopeWords, state } from "/review/assets/core.js";
 import { showMode } from "/review/assets/review.js";
 
@@ -21,7 +22,7 @@ export async function openMemory(more = false, named = null, push = true) {
     state.refusals = (await api("GET", `/v1/users/${enc(user)}/refusals`)).data;
     const vocab = (await api("GET", `/v1/users/${enc(user)}/vocabulary?format=json`)).data;
     $("#vocabulary").replaceChildren(...vocab.terms.filter((t) => t.sources.includes("promoted"))
-      .map((t) => el("li", {}, `${t.term} · ${t.entity_type}`)));
+      .map((t) => el("li", {}, `${t.term} · ${TYPE_WORDS[t.entity_type] || t.entity_type}`)));
     if (!$("#vocabulary").children.length) $("#vocabulary").append(el("li", { class: "hint" }, "Nothing promoted yet."));
   } catch (err) {
     say(err.message, true);
@@ -53,7 +54,7 @@ export function renderMemory() {
     forget.addEventListener("click", () => { state.memoryIndex = i; forgetSelected(); });
     const cell = (label, ...content) => el("td", { "data-label": label }, ...content);
     const tr = el("tr", { "data-i": String(i) },
-      cell("Heard", c.original), cell("Written", el("strong", {}, c.final)), cell("Type", c.entity_type),
+      cell("Heard", c.original), cell("Written", el("strong", {}, c.final)), cell("Type", TYPE_WORDS[c.entity_type] || c.entity_type),
       cell("How", c.action), cell("Times", String(c.frequency)),
       cell("When", new Date(c.updated_at).toLocaleDateString()), cell("Applies", applies(c)),
       cell("Where", scopeWords(c.scope, c.final, state.memoryUser)), cell("Taught in", c.transcript_id || ""),

@@ -124,6 +124,7 @@ export function renderTranscript() {
   if (state.byNeed) parts.push("biggest groups first (o)");
   $("#transcript-meta").textContent = parts.join(" · ");
   $("#download-bar").hidden = false;
+  offerFormats(v.segments.some((seg) => seg.start != null && seg.end != null));
   const bySegment = new Map();
   state.order.forEach((s, i) => {
     if (!bySegment.has(s.segment_id)) bySegment.set(s.segment_id, []);
@@ -212,4 +213,15 @@ function inView(mark, tries = 3) {
     const bottom = bar && getComputedStyle(bar).display !== "none" ? bar.getBoundingClientRect().top : innerHeight;
     if ((r.top < 0 || r.bottom > bottom) && tries > 1) inView(mark, tries - 1);
   });
+}
+
+// Subtitles need times: a call without them is offered only the formats it can give.
+function offerFormats(timed) {
+  const select = $("#download-format");
+  for (const option of select.options) {
+    const subtitles = option.value === "vtt" || option.value === "srt";
+    option.disabled = subtitles && !timed;
+    option.title = option.disabled ? "this call's segments carry no times" : "";
+  }
+  if (select.selectedOptions[0]?.disabled) select.value = "txt";
 }
