@@ -166,7 +166,7 @@ def test_low_confidence_is_folded_behind_a_count_and_rejected_with_one_key(serve
     first = analyze(server, "call-1")
     pending = sum(s["status"] == "pending" for s in first["suggestions"])
     _open(page, server, "call-1")
-    expect(page.locator("#transcript-meta")).to_contain_text(f"{pending} below 0.99 folded")
+    expect(page.locator("#transcript-meta")).to_contain_text(f"{pending} less than 99% sure, folded")
     expect(page.locator("mark.s.folded")).to_have_count(pending)
     page.keyboard.press("z")
     expect(page.locator("mark.s.folded")).to_have_count(0)

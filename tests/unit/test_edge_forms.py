@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from namesake.core.settings import Settings
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
-from namesake.reliability.explain import FLAGS, REASONS
+from namesake.reliability.explain import MEASURED, REASONS
 from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.types import CanonicalDictionary, Disposition, RememberedCorrection, Segment
@@ -65,4 +65,4 @@ def test_an_edge_word_refused_as_often_as_made_waits_for_a_reviewer() -> None:
 
 
 def test_the_page_says_why_an_edge_word_changed_without_a_number() -> None:
-    assert EDGE_FORM in REASONS and EDGE_FORM in FLAGS
+    assert EDGE_FORM in REASONS and EDGE_FORM not in MEASURED

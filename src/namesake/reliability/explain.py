@@ -38,8 +38,9 @@ SOURCES: dict[str, str] = {
     "context_free": "letters said one by one",
     "manual": "your fix by hand",
 }
-# Reasons that are flags (1 when set), not scores: the page shows them without a number.
-FLAGS: tuple[str, ...] = ("edge_form", "pieces", "rewrites_canonical", "refused_as_often")
+# The one reason shown with its figure: how alike the spellings are, a percentage a reviewer can read. Every other
+# signal is a score only the trees can weigh, said in words alone.
+MEASURED: tuple[str, ...] = ("edit",)
 # A signal below zero that argues against the suggestion, and how the page says so.
 AGAINST: dict[str, str] = {
     GAIN: "reads better as heard",

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
 from namesake.core.errors import NotFoundError
-from namesake.reliability.explain import AGAINST, FLAGS, REASONS, SOURCES, TYPE_WORDS
+from namesake.reliability.explain import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
 from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
@@ -48,7 +48,7 @@ def names(services: ServicesDep) -> Response:
         "STATUS": {s.name: s.value for s in SuggestionStatus},
         "REASONS": REASONS,  # signal → what it says, in the order the page lists them
         "AGAINST": AGAINST,
-        "FLAGS": list(FLAGS),  # reasons shown without a number
+        "MEASURED": list(MEASURED),  # the reasons shown with their figure
         "SOURCES": SOURCES,
         "TYPES": list(ENTITY_TYPES),
         "TYPE_WORDS": TYPE_WORDS,  # each type in a reviewer's words

@@ -1,6 +1,6 @@
 // The selected suggestion, explained: what it changes, why, where its lesson applies next, what one key decides.
 
-import { AGAINST, FLAGS, REASONS, SOURCES, STATUS, TYPE_WORDS } from "/review/assets/names.js";
+import { AGAINST, MEASURED, REASONS, SOURCES, STATUS, TYPE_WORDS } from "/review/assets/names.js";
 import { $, SCOPE_ORDER, api, el, inSentence, isOpen, memoryKey, pairKey, scopeWords, state } from "/review/assets/core.js";
 
 const WHY_ORDER = Object.keys(REASONS);
@@ -13,7 +13,7 @@ export const fromMemory = (s) => s.source === "memory" || (s.signals?.remembered
 // The reasons that support the suggestion (the telling ones first), and the one that argues against it.
 function why(s) {
   const signals = s.signals || {};
-  const said = (k, v) => (FLAGS.includes(k) || v > 1 ? REASONS[k] : `${REASONS[k]} (${Math.round(v * 100)}%)`);
+  const said = (k, v) => (MEASURED.includes(k) && v <= 1 ? `${REASONS[k]} (${Math.round(v * 100)}%)` : REASONS[k]);
   const reasons = Object.entries(signals)
     .filter(([k, v]) => REASONS[k] && v > 0)
     .sort((a, b) => WHY_ORDER.indexOf(a[0]) - WHY_ORDER.indexOf(b[0]))

@@ -119,7 +119,7 @@ export function renderTranscript() {
   $("#transcript-title").textContent = v.transcript_id;
   const parts = [`${v.user_id}`, `${v.segments.length} segments`, `${decided} of ${decided + pending} decided`,
     `${state.order.length} suggestions`];
-  if (hidden) parts.push(`${hidden} below ${FOLD_BELOW.toFixed(2)} folded (z shows them, R rejects them)`);
+  if (hidden) parts.push(`${hidden} less than ${Math.round(FOLD_BELOW * 100)}% sure, folded (z shows them, R rejects them)`);
   else if (state.showFolded) parts.push(`low-confidence shown (z folds them)`);
   if (state.byNeed) parts.push("biggest groups first (o)");
   $("#transcript-meta").textContent = parts.join(" · ");
