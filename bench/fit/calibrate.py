@@ -37,7 +37,7 @@ from namesake.core.text import compact
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
 from namesake.reliability.inputs import TranscriptIn, to_segments
-from namesake.reliability.pieces import Piece, piece_runs, read_in_parts
+from namesake.reliability.pieces import Piece, piece_runs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
 
@@ -172,35 +172,28 @@ def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float, *, pr
 
 
 def said_as_listed(rows: list[dict[str, Any]], p: np.ndarray) -> np.ndarray:
-    """As `scorer._whole_names`: a name said as the list says it ("yeti dot com" → YETI.com), or a name of several
-    words read over more words than its parts ("VJ Camara" → Vijay Kumar over "VJ" → Vijay), wins the span over the
-    readings of its parts inside it when their decision is the same. Returns the order to keep rows in: the
+    """As `scorer._said_as_listed`: a name said as the list says it ("yeti dot com" → YETI.com) wins the span over the
+    readings of that name inside it when their decision is the same. Returns the order to keep rows in: the
     probabilities, such a row lifted just above the best of those readings in its band (applied, shown, neither)."""
 
     def band(v: float) -> int:
         return 2 if v >= DEFAULT_AUTO else 1 if v >= SHOWN else 0
 
-    wholes = [i for i, r in enumerate(rows) if r["signals"].get("spoken_form") or len(r["final"].split()) > 1]
-    segments = {tuple(rows[i]["span"][:2]) for i in wholes}
+    spoken = [i for i, r in enumerate(rows) if r["signals"].get("spoken_form")]
+    segments = {tuple(rows[i]["span"][:2]) for i in spoken}
     by_segment: dict[tuple[str, str], list[int]] = defaultdict(list)
     for j, r in enumerate(rows):
         if tuple(r["span"][:2]) in segments:
             by_segment[tuple(r["span"][:2])].append(j)
     order = p.copy()
-    for i in wholes:
+    for i in spoken:
         tid, seg, start, end = rows[i]["span"]
-        whole, spoken = compact(rows[i]["final"]), bool(rows[i]["signals"].get("spoken_form"))
-        parts = [
-            j for j in by_segment[(tid, seg)]
+        whole = compact(rows[i]["final"])
+        same = [
+            p[j] for j in by_segment[(tid, seg)]
             if j != i and start <= rows[j]["span"][2] and rows[j]["span"][3] <= end
-            and (spoken or rows[j]["span"][2:] != (start, end))
-            and compact(rows[j]["final"]) in whole and compact(rows[j]["final"]) != whole
+            and compact(rows[j]["final"]) in whole and band(p[j]) == band(p[i])
         ]  # fmt: skip
-        if not spoken:
-            text = bench_lists(bench_file(f"{rows[i]['file']}.jsonl.gz"))[tid][0][seg]
-            if not read_in_parts(start, text[start:end], rows[i]["final"], [rows[j]["span"][2:] for j in parts]):
-                continue
-        same = [p[j] for j in parts if band(p[j]) == band(p[i])]
         if same and max(same) >= p[i]:
             order[i] = max(same) + 1e-9
     return order

@@ -303,20 +303,6 @@ def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_i
     assert resolve_overlaps([inside, said]) == [inside]  # the stronger decision first, as before
 
 
-def test_among_equal_decisions_a_whole_name_wins_over_the_readings_of_its_parts() -> None:
-    # "VJ Camara" for Vijay Kumar: the parts, surer each, took the span in halves (two decisions, two half lessons)
-    whole = Candidate("s1", 7, 16, "VJ Camara", "Vijay Kumar", "PERSON", "rag", confidence=0.55)
-    first = Candidate("s1", 7, 9, "VJ", "Vijay", "PERSON", "rag", confidence=0.45)
-    last = Candidate("s1", 10, 16, "Camara", "Kumar", "PERSON", "rag", confidence=0.58)
-    same_span = Candidate("s1", 10, 16, "Camara", "Kumar Group", "ORG", "rag", confidence=0.40)
-    for c in (whole, first, last, same_span):
-        c.decision = Disposition.PENDING
-    assert resolve_overlaps([first, last, whole]) == [whole]
-    assert resolve_overlaps([last, same_span]) == [last]  # over no more words than the part: confidence decides
-    whole.decision = Disposition.DROPPED
-    assert resolve_overlaps([first, last, whole]) == [first, last]  # the stronger decision first, as before
-
-
 def test_the_dots_and_domain_of_a_web_address_alone_are_not_read_as_it() -> None:
     # "travelers dot com" with YETI.com listed: "dot com" alone sounded 0.67 like "YETI com" and was applied
     seg = [Segment("s1", "find it on travelers dot com or www dot com")]

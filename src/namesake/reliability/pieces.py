@@ -22,7 +22,6 @@ from namesake.reliability.types import Candidate, CandidateSource, Disposition
 # What marks a suggestion made of pieces among a transcript's suggestions (the number of pieces, in its signals).
 PIECES = "pieces"
 _GAP = re.compile(r"\s+")
-_WORD = re.compile(r"\S+")
 
 
 class Piece(NamedTuple):
@@ -62,19 +61,6 @@ def piece_runs(pieces: Sequence[Piece], texts: dict[str, str], values: Iterable[
             else:
                 k += 1
     return runs
-
-
-def read_in_parts(start: int, original: str, final: str, parts: Iterable[tuple[int, int]]) -> bool:
-    """Whether every word of `original` (at `start`) is inside one of the parts' spans or written as is in `final`:
-    a whole read over its parts ("VJ Camara" → Vijay Kumar over "VJ" and "Camara"; "WG in America" → WGN America
-    over "WG in"), not one that swallows a word ("Backman Coulter too" → Beckman Coulter over "Backman")."""
-    spans = list(parts)
-    kept = {compact(w) for w in final.split()}
-    for m in _WORD.finditer(original):
-        a, b = start + m.start(), start + m.end()
-        if compact(m.group()) not in kept and not any(s <= a and b <= e for s, e in spans):
-            return False
-    return True
 
 
 def _joined(pieces: Sequence[Piece], run: list[int]) -> str:

@@ -32,7 +32,6 @@ from namesake.reliability.memory_policy import (
     taught,
     with_teaching,
 )
-from namesake.reliability.pieces import read_in_parts
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.types import DISPOSITION_RANK, Candidate, Disposition, Segment
@@ -289,13 +288,13 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
-    The strongest decision first; among equals what the user taught (they said what this span means), or a whole
-    name around readings of its parts (`_whole_names`), then confidence, then the longer span, then the earlier. A
+    The strongest decision first; among equals what the user taught (they said what this span means), or a name
+    said as the list says it around a reading of it, then confidence, then the longer span, then the earlier. A
     fix the user taught takes its span from the readings inside it, with the strongest decision among them
     (`covers_reading`).
     """
     _taught_over_readings(candidates)
-    said = _whole_names(candidates)
+    said = _said_as_listed(candidates)
     ordered = sorted(
         candidates,
         key=lambda c: (
@@ -317,28 +316,25 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(kept, key=lambda c: (c.segment_id, c.start_char))
 
 
-def _whole_names(candidates: list[Candidate]) -> set[int]:
-    """The ids of whole names read around readings of their parts: a name said as the list says it ("yeti dot com" →
-    YETI.com around "yeti" → YETI), or a name of several words read over more words than a part ("VJ Camara" →
-    Vijay Kumar around "VJ" → Vijay and "Camara" → Kumar). Among equal decisions they win the span: the whole name
-    written once (before, "YETI YETI.com"), and decided once rather than in halves."""
-    whole: set[int] = set()
+def _said_as_listed(candidates: list[Candidate]) -> set[int]:
+    """The ids of the names said as the list says them ("yeti dot com" → YETI.com) around a reading of the same name
+    ("yeti" → YETI, "dot com" → YETI.com): among equal decisions they win the span, the whole name written once
+    (before, "YETI YETI.com")."""
+    said: set[int] = set()
     for s in candidates:
-        spoken = bool(s.signals.get("spoken_form"))
-        if not spoken and len(s.final.split()) < 2:
+        if not s.signals.get("spoken_form"):
             continue
-        name = compact(s.final)
-        parts = [
-            c for c in candidates
-            if c is not s and c.segment_id == s.segment_id
-            and s.start_char <= c.start_char and c.end_char <= s.end_char
-            and (spoken or (c.start_char, c.end_char) != (s.start_char, s.end_char))
-            and compact(c.final) in name and compact(c.final) != name
-        ]  # fmt: skip
-        spans = [(c.start_char, c.end_char) for c in parts]
-        if parts and (spoken or read_in_parts(s.start_char, s.original, s.final, spans)):
-            whole.add(id(s))
-    return whole
+        whole = compact(s.final)
+        if any(
+            c is not s
+            and c.segment_id == s.segment_id
+            and s.start_char <= c.start_char
+            and c.end_char <= s.end_char
+            and compact(c.final) in whole
+            for c in candidates
+        ):
+            said.add(id(s))
+    return said
 
 
 def _taught_over_readings(candidates: list[Candidate]) -> None:
