@@ -408,10 +408,11 @@ def isolation(server_url: str, users: int = 1000, erased: int = 100) -> dict[str
         }
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process (Linux)."""
+def rss_mb(pid: int, kind: str = "VmRSS") -> float:
+    """Resident memory of a process (Linux): all of it (VmRSS), or its heap and anonymous maps (RssAnon), or the
+    pages of files it maps (RssFile: the vector store's segments, the models; the kernel may drop them)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{kind}:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
@@ -462,7 +463,10 @@ def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float
                     c.get(f"/v1/users/u{n % 20}/corrections?limit=50")
                     done["errors"] += (r.status_code >= 500) + (r2.status_code >= 500)
 
-        before = rss_mb(st.server.pid)  # warm (the server warms up before it says it is ready), no traffic yet
+        before, before_anon = (
+            rss_mb(st.server.pid),
+            rss_mb(st.server.pid, "RssAnon"),
+        )  # warm (the server warms up before it says it is ready), no traffic yet
         workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(clients)]
         for w in workers:
             w.start()
@@ -473,9 +477,9 @@ def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float
         stop.set()
         for w in workers:
             w.join(timeout=300)
-        busy_end = rss_mb(st.server.pid)
+        busy_end, busy_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
         time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
-        idle_end = rss_mb(st.server.pid)
+        idle_end, idle_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
         half = [s for s in samples if s[0] >= samples[-1][0] / 2]
         n = len(half)
         mx, my = sum(t for t, _ in half) / n, sum(r for _, r in half) / n
@@ -488,6 +492,9 @@ def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float
             "rss_when_traffic_stopped": busy_end,
             f"rss_after_{idle_seconds:.0f}_s_idle": idle_end,
             "rss_before_traffic": before,
+            "anon_before_traffic": before_anon,
+            "anon_when_traffic_stopped": busy_anon,
+            f"anon_after_{idle_seconds:.0f}_s_idle": idle_anon,
             "idle_vs_before": idle_end / before - 1,
             "slope_last_half_mb_per_min": slope * 60,
             "samples": len(samples),
