@@ -223,6 +223,11 @@ def main() -> None:
         help="keep the held-out predictions here (FILE.off.jsonl, FILE.on.jsonl: the first trees alone, the default)",
     )  # fmt: skip
     ap.add_argument("--fold-models", type=Path, help="also write both trees fitted without each fold's calls here")
+    ap.add_argument(
+        "--probabilities", type=Path,
+        help="keep every candidate's held-out probability here (pickle: the first trees' and the served ones), for"
+        " `bench.measure.unfixed`",
+    )  # fmt: skip
     ap.add_argument("--runtime", choices=["openvino", "numpy"], default="openvino", help="the language model's pass")
     ap.add_argument(
         "--also-read-with", choices=["openvino", "numpy"],
@@ -384,6 +389,8 @@ def main() -> None:
                         (f"on, queue from {cut} / read {read_cut}" + (f" / auto {auto[0]}" if auto else ""), at, cut,
                          raw, f"on-{name}")
                     )  # fmt: skip
+    if a.probabilities:
+        a.probabilities.write_bytes(pickle.dumps({"first": p, "served": variants[1][1], "kept": shown_kept}))
     print(
         f"\n### held-out calls ({a.folds}-fold by call, both models): of {len(kept)} candidates from {FIT_FROM},"
         f" the second trees learn from the {len(read)} of words in use; the pipeline reads the {len(at_rows)} from"
