@@ -168,6 +168,10 @@ def test_low_confidence_is_folded_behind_a_count_and_rejected_with_one_key(serve
     _open(page, server, "call-1")
     expect(page.locator("#transcript-meta")).to_contain_text(f"{pending} less than 99% sure, folded")
     expect(page.locator("mark.s.folded")).to_have_count(pending)
+    # nothing above the fold, yet not done: the fold has not been seen, and the queue says so too
+    expect(page.locator("#detail-done")).to_contain_text(f"{pending} less sure suggestions are folded")
+    expect(page.locator("#detail-done")).not_to_contain_text("Transcript done")
+    expect(page.locator("#queue li", has_text="call-1").locator(".badge")).to_have_text(f"{pending} folded")
     page.keyboard.press("z")
     expect(page.locator("mark.s.folded")).to_have_count(0)
     page.keyboard.press("z")
@@ -180,6 +184,7 @@ def test_low_confidence_is_folded_behind_a_count_and_rejected_with_one_key(serve
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_contain_text(f"Rejected all {pending} folded")
     assert {s["status"] for s in suggestions(server, "call-1")} == {"rejected"}
+    expect(page.locator("#detail-done")).to_contain_text("Transcript done")  # the fold dismissed: now it is
     page.keyboard.press("u")
     expect(page.locator("mark.s.folded")).to_have_count(pending)
 

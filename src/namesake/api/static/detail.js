@@ -172,6 +172,13 @@ function renderBar(s, open) {
   $("#bar-reject").textContent = s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject";
 }
 
+// Nothing above the fold is left, but the fold was neither opened nor rejected: not done yet, and how to finish.
+export function foldBanner(folded) {
+  return el("p", { class: "done fold-left", id: "detail-done", role: "status" },
+    `Nothing above the fold left; ${folded} less sure ${folded === 1 ? "suggestion is" : "suggestions are"} folded. `,
+    el("kbd", {}, "z"), " shows them, ", el("kbd", {}, "R"), " rejects them: the transcript is done once they are seen.");
+}
+
 // What the reviewer sees once nothing is left to decide here: where to go next.
 export function doneBanner(left) {
   return el("p", { class: "done", id: "detail-done", role: "status" }, "Transcript done. ",

@@ -27,11 +27,18 @@ export async function loadQueue(more = false) {
   loadProgress();
 }
 
+// What is left to decide in a transcript; one whose only pending suggestions are folded is not done either.
+function badge(t) {
+  const folded = t.counts[STATUS.PENDING] - t.counts.to_decide;
+  if (t.counts.to_decide || !folded) return el("span", { class: "badge", title: "to decide" }, String(t.counts.to_decide));
+  return el("span", { class: "badge folded", title: `${folded} folded, not yet seen` }, `${folded} folded`);
+}
+
 export function renderQueue() {
   const list = $("#queue");
   list.replaceChildren(...state.queue.map((t, i) => {
     const li = el("li", { "data-i": String(i), id: `q-${i}` },
-      el("span", { class: "badge", title: "to decide" }, String(t.counts.to_decide)), " ",
+      badge(t), " ",
       el("strong", {}, t.transcript_id),
       el("span", { class: "counts" },
         `${t.user_id} · ${t.counts[STATUS.AUTO_APPLIED]} auto-applied · ${new Date(t.analyzed_at).toLocaleString()}`));

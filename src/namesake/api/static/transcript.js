@@ -2,7 +2,7 @@
 
 import { FOLD_BELOW, STATUS } from "/review/assets/names.js";
 import { $, api, cps, el, enc, isOpen, memoryKey, pairKey, say, state } from "/review/assets/core.js";
-import { doneBanner, fromMemory, loadDefaultScope, redrawScope, renderDetail } from "/review/assets/detail.js";
+import { doneBanner, foldBanner, fromMemory, loadDefaultScope, redrawScope, renderDetail } from "/review/assets/detail.js";
 import { loadHistory } from "/review/assets/history.js";
 import { renderQueue } from "/review/assets/queue.js";
 import { showMode, writeUrl } from "/review/assets/review.js";
@@ -172,9 +172,9 @@ export function select(i, scroll = true) {
   const group = groupOf(i);
   for (const j of group) if (j !== i) $(`#s-${j}`)?.classList.add("grouped"); // what one key decides too
   const left = walk().length;
-  const done = state.view && state.order.length && !left
-    ? doneBanner(state.queue.filter((t) => t.transcript_id !== state.view.transcript_id && t.counts.to_decide > 0).length)
-    : null;
+  const unseen = state.order.filter(folded).length; // the fold, neither opened nor rejected
+  const others = state.queue.filter((t) => t.transcript_id !== state.view?.transcript_id && t.counts.to_decide > 0);
+  const done = !state.view || !state.order.length || left ? null : unseen ? foldBanner(unseen) : doneBanner(others.length);
   if (!s) {
     $("#detail").replaceChildren(...(done ? [done] : []), el("p", { class: "hint" },
       state.view ? "No suggestion in this transcript. Select words and press f to fix them by hand." : ""));
