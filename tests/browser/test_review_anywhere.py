@@ -31,8 +31,8 @@ def _in_viewport(page: Any, selector: str) -> bool:
     """Whether the element is wholly inside the viewport, above the phone's action bar when it shows."""
     return bool(page.evaluate("""(sel) => {
         const r = document.querySelector(sel).getBoundingClientRect();
-        const bar = document.querySelector('#action-bar');
-        const barShown = bar && getComputedStyle(bar).display !== 'none';
+        const bar = document.querySelector('#detail.sheet') || document.querySelector('#action-bar');
+        const barShown = bar && getComputedStyle(bar).display !== 'none' && getComputedStyle(bar).position === 'fixed';
         const bottom = barShown ? bar.getBoundingClientRect().top : innerHeight;
         return r.top >= 0 && r.bottom <= bottom && r.height > 0;
     }""", selector))  # fmt: skip
@@ -94,6 +94,46 @@ def test_on_a_phone_a_reviewer_selects_accepts_and_undoes_with_the_action_bar(se
     fbox = forget.bounding_box()
     assert fbox is not None and fbox["x"] + fbox["width"] <= PHONE["width"]
     shot(page, "review-phone-memory")
+
+
+@pytest.mark.server(review_fold_below=0.99)
+def test_on_a_phone_the_panel_opens_beside_the_selection_and_words_fold_and_reject_fold_are_in_the_bar(
+    server: str, page: Any
+) -> None:
+    expect = playwright_api.expect
+    first = analyze(server, "call-1")
+    pending = sum(s["status"] == "pending" for s in first["suggestions"])
+    page.set_viewport_size(PHONE)
+    sign_in(page, server)
+    page.locator("#queue li", has_text="call-1").click()
+    page.locator("#bar-fold").click()  # the fold opened from the bar
+    expect(page.locator("mark.s.folded")).to_have_count(0)
+    page.locator("mark.s[title^='Cytova ']").first.click()
+    page.locator("#bar-why").click()  # the panel as a sheet: reasons, occurrences, scope beside the selection
+    sheet = page.locator("#detail.sheet")
+    expect(sheet).to_be_visible()
+    expect(sheet).to_contain_text("Cytova")
+    expect(sheet.locator("#detail-scope")).to_be_visible()
+    box = sheet.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= PHONE["height"]  # all of it on screen
+    page.wait_for_timeout(300)
+    assert _in_viewport(page, "mark.s.current"), "the selection is hidden under the sheet"
+    shot(page, "review-phone-sheet")
+    page.locator("#bar-why").click()
+    expect(page.locator("#detail.sheet")).to_have_count(0)
+    _select_words(page, "2", "Zorblax")  # a long press selects words; the bar fixes them by hand
+    page.locator("#bar-fix").click()
+    expect(page.locator("#edit-dialog")).to_be_visible()
+    page.fill("#edit-final", "Zorblaxx")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Fixed")
+    page.locator("#bar-fold").click()  # folded again, then all of them rejected from the bar, after asking
+    page.locator("#bar-reject-fold").click()
+    expect(page.locator("#confirm-text")).to_contain_text("folded suggestions")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Rejected all")
+    statuses = {s["status"] for s in suggestions(server, "call-1") if s["source"] != "manual"}
+    assert statuses == {"rejected"} and pending > 1
 
 
 def _select_words(page: Any, segment: str, words: str) -> None:

@@ -154,6 +154,15 @@ function onKey(ev) {
   }
 }
 
+// On a phone the suggestion's panel (why, where else, where its lesson applies) opens as a sheet above the bar,
+// beside the selection rather than under the whole transcript.
+function toggleSheet(open = !$("#detail").classList.contains("sheet")) {
+  $("#detail").classList.toggle("sheet", open);
+  $("#bar-why").setAttribute("aria-expanded", String(open));
+  $("#bar-why").textContent = open ? "Why ▾" : "Why ▴";
+  keepInView();
+}
+
 function init() {
   $("#signin-form").addEventListener("submit", (ev) => { ev.preventDefault(); signIn($("#key").value.trim()); });
   $("#sign-out").addEventListener("click", signOut);
@@ -162,6 +171,7 @@ function init() {
   $("#tab-transcript").addEventListener("click", () => showMode("transcript"));
   $("#help-open").addEventListener("click", showHelp);
   $("#bar-next").addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key: "J" })));
+  $("#bar-why").addEventListener("click", () => toggleSheet());
   for (const b of document.querySelectorAll("#action-bar button[data-key]")) {
     b.addEventListener("click", () => document.dispatchEvent(new KeyboardEvent("keydown", { key: b.dataset.key })));
   }

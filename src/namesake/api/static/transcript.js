@@ -124,6 +124,10 @@ export function renderTranscript() {
   if (state.byNeed) parts.push("biggest groups first (o)");
   $("#transcript-meta").textContent = parts.join(" · ");
   $("#download-bar").hidden = false;
+  const low = state.order.filter((s) => s.status === STATUS.PENDING && s.confidence < FOLD_BELOW).length;
+  $("#bar-fold").textContent = state.showFolded ? "Hide folded" : `Show folded (${low})`;
+  $("#bar-fold").disabled = !low && !state.showFolded;
+  $("#bar-reject-fold").disabled = !hidden;
   offerFormats(v.segments.some((seg) => seg.start != null && seg.end != null));
   const bySegment = new Map();
   state.order.forEach((s, i) => {
@@ -195,12 +199,13 @@ export function select(i, scroll = true) {
   writeUrl(false);
 }
 
-// After a view change (the fold, a filter): the selected suggestion back in view where it moved out of it.
+// After a view change (the fold, a filter, the phone's sheet): the selected suggestion back in view where it moved
+// out of it (above the sheet or the bar on a phone).
 export function keepInView() {
   const mark = document.querySelector("mark.s.current");
   if (!mark) return;
   const r = mark.getBoundingClientRect();
-  if (r.top < 0 || r.bottom > innerHeight) inView(mark);
+  if (r.top < 0 || r.bottom > visibleBottom()) inView(mark);
 }
 
 // Centre a mark in the viewport; segments far away are laid out only when near (content-visibility), so the first
@@ -209,10 +214,21 @@ function inView(mark, tries = 3) {
   mark.scrollIntoView({ block: "center" });
   requestAnimationFrame(() => {
     const r = mark.getBoundingClientRect();
-    const bar = $("#action-bar");
-    const bottom = bar && getComputedStyle(bar).display !== "none" ? bar.getBoundingClientRect().top : innerHeight;
-    if ((r.top < 0 || r.bottom > bottom) && tries > 1) inView(mark, tries - 1);
+    const bottom = visibleBottom();
+    if (r.bottom > bottom && r.top >= 0) window.scrollBy(0, r.top - (bottom - r.height) / 2); // above a phone's sheet
+    const now = mark.getBoundingClientRect();
+    if ((now.top < 0 || now.bottom > bottom) && tries > 1) inView(mark, tries - 1);
   });
+}
+
+// Where the transcript stops being visible: the phone's sheet or action bar, else the window's bottom.
+function visibleBottom() {
+  for (const el of [$("#detail.sheet"), $("#action-bar")]) {
+    if (el && getComputedStyle(el).display !== "none" && getComputedStyle(el).position === "fixed") {
+      return el.getBoundingClientRect().top;
+    }
+  }
+  return innerHeight;
 }
 
 // Subtitles need times: a call without them is offered only the formats it can give.
