@@ -86,11 +86,13 @@ def serve(
     import uvicorn
 
     from namesake.api.app import create_app
+    from namesake.core.caches import few_heap_arenas
     from namesake.core.logs import configure_logging
 
     configure_logging()
     # once ready, it says where it listens in the data dir: `namesake analyze` there sends its work to it
     settings = _settings()
+    few_heap_arenas()  # before the server's threads: their freed memory pooled, not kept per thread
     # SIGTERM: no new connections; what runs has SHUTDOWN_GRACE_SECONDS to finish, then its work is stopped
     uvicorn.run(
         create_app(settings, address=(host, port)),
