@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.browser.conftest import AUTH, KEY, playwright_api, shot, sign_in
 
@@ -90,3 +91,23 @@ def test_the_selection_stays_in_view_when_the_fold_opens_and_closes(server: str,
             page.wait_for_timeout(300)
             box = page.locator("mark.s.current").bounding_box()
             assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (size, box)
+
+
+@pytest.mark.server(reliability_auto_apply_threshold=1.0, reliability_read_auto_apply_threshold=1.0)
+def test_accepting_a_change_that_removes_words_at_several_places_asks_first(server: str, page: Any) -> None:
+    expect = playwright_api.expect
+    segments = [{"id": "1", "text": "The M and A market was slow."}, {"id": "2", "text": "More M and A is coming."}]
+    found = _analyze(server, "ma", segments, {"keywords": ["M&A"]})
+    said = [s for s in found if s["final"] == "M&A" and s["original"] == "M and A"]
+    assert len(said) == 2 and {s["status"] for s in said} == {"pending"}, found
+    _open_at(page, server, "ma", said[0]["id"])
+    page.keyboard.press("a")
+    expect(page.locator("#confirm-text")).to_contain_text("Accept “M and A → M&A” at 2 places in this call?")
+    expect(page.locator("#confirm-text")).to_contain_text("It removes words at each")
+    page.keyboard.press("Escape")  # nothing decided
+    statuses = lambda: {s["status"] for s in httpx.get(f"{server}/v1/transcripts/ma/suggestions", headers=AUTH).json()}  # noqa: E731
+    assert statuses() == {"pending"}
+    page.keyboard.press("a")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("Accepted all 2")
+    assert statuses() == {"validated"}

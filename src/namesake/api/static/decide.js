@@ -71,9 +71,22 @@ async function send(action, extra = {}) {
   return true;
 }
 
+// A change that writes fewer words than it replaces ("covid-19. I'll" → COVID) removes words wherever it is applied.
+const deletesWords = (s) => s.final.trim().split(/\s+/).length < s.original.trim().split(/\s+/).length;
+
+// Accepting a change that removes words at more than one place asks first, saying how many places.
+async function acceptsEverywhere(members) {
+  const removing = members.map((i) => state.order[i]).filter(deletesWords);
+  if (members.length < 2 || !removing.length) return true;
+  const s = removing[0];
+  return confirmed(`Accept “${s.original} → ${s.final}” at ${members.length} places in this call? It removes words at ` +
+    `${removing.length === members.length ? "each" : `${removing.length} of them`} (g decides one at a time).`, "Accept all");
+}
+
 export async function decide(action) {
   const s = state.order[state.current];
   if (!s || !isOpen(s)) { say("Already decided: u undoes it", true); return; }
+  if ((action === "accept" || action === "edit") && !(await acceptsEverywhere(groupOf(state.current)))) return;
   try {
     await send(action);
   } catch (err) {
@@ -207,6 +220,7 @@ export async function acceptHeardOtherwise() {
   if (!s || !isOpen(s)) { say("Already decided: u undoes it", true); return; }
   const pairs = [...heardOtherwise(state.current).values()];
   if (pairs.length < 2) { await decide("accept"); return; }
+  if (!(await acceptsEverywhere(pairs.flat()))) return;
   const tid = state.view.transcript_id;
   const done = [];
   try {
