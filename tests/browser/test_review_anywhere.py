@@ -210,6 +210,7 @@ def test_undo_survives_a_reload(server: str, page: Any) -> None:
     expect(page.locator("#status")).to_contain_text("Undone")
     assert httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json() == []
     expect(page.locator("#history-list li.undone")).to_have_count(1)
+    expect(page.locator("#history-count")).to_have_text("0 decisions, 1 undone")  # the header counts the list
 
 
 TRIAL = ["The drug is now in Phase three of its trial.", "Enrolment for the trial is complete."]

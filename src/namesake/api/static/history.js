@@ -22,7 +22,8 @@ export function renderHistory() {
     el("span", { class: "meta" }, [ACTION_WORDS[d.action] || d.action,
       d.scope ? `teaches ${SCOPE_SHORT[d.scope]}` : null,
       new Date(d.created_at).toLocaleTimeString(), d.undone_at ? "undone" : null].filter(Boolean).join(" · "))));
-  $("#history-count").textContent = `${standing} decision${standing === 1 ? "" : "s"}`;
+  const undone = state.history.length - standing; // the header counts every entry of the list below it
+  $("#history-count").textContent = `${standing} decision${standing === 1 ? "" : "s"}` + (undone ? `, ${undone} undone` : "");
   $("#history-list").replaceChildren(...(items.length ? items : [el("li", { class: "hint" }, "Nothing decided yet.")]));
   $("#history").hidden = !state.view;
 }
