@@ -82,7 +82,10 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
 ) -> None:
-    """Run the HTTP API with uvicorn (one process owns the embedded store)."""
+    """Run the HTTP API with uvicorn (one process owns the embedded store).
+
+    SIGTERM stops taking connections, gives what runs SHUTDOWN_GRACE_SECONDS to finish, stops the rest and exits.
+    """
     import uvicorn
 
     from namesake.api.app import create_app
