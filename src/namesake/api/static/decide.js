@@ -4,7 +4,7 @@ import { TYPE_WORDS, TYPES } from "/review/assets/names.js";
 import { $, SCOPE_ORDER, api, confirmed, el, enc, isOpen, pairKey, say, scopeWords, state } from "/review/assets/core.js";
 import { loadDefaultScope, scopeChoice, scopeOf } from "/review/assets/detail.js";
 import { lastStanding, loadHistory } from "/review/assets/history.js";
-import { otherMatches, showMatches } from "/review/assets/matches.js";
+import { otherMatches, showMatches, tickedMatches } from "/review/assets/matches.js";
 import { refreshQueueCounts } from "/review/assets/queue.js";
 import { selectedSpan } from "/review/assets/select.js";
 import {
@@ -186,7 +186,8 @@ export async function fixSelection() {
   await ask({
     title: "Fix by hand", original: span.original, value: span.shown, type: typeUnder(span), scope: dflt.scope, matches,
     submit: async ({ final, type, scope, all }) => {
-      const also = all ? matches.map(({ segment_id, start_char, end_char }) => ({ segment_id, start_char, end_char })) : [];
+      const also = (all ? tickedMatches(matches) : [])
+        .map(({ segment_id, start_char, end_char }) => ({ segment_id, start_char, end_char }));
       const { data } = await api("POST", "/v1/corrections", {
         user_id: state.view.user_id, transcript_id: state.view.transcript_id, segment_id: span.segmentId,
         start_char: span.start, end_char: span.end, original: span.original, final, entity_type: type,

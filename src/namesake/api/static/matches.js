@@ -5,7 +5,6 @@ import { $, cps, el, inSentence, state } from "/review/assets/core.js";
 
 const WORD = /[\p{L}\p{N}]/u;
 const AROUND = 40; // characters of the sentence shown on each side of a match
-const SHOWN = 50; // matches listed in the preview (all of them are applied)
 
 const squash = (text) => text.split(/\s+/).join(" ").toLowerCase();
 
@@ -39,11 +38,20 @@ export function otherMatches(span) {
   return out;
 }
 
-// The preview: each match in its sentence, the words that change marked.
+// The preview: each match in its sentence, the words that change marked, with a tick of its own ("three" in "Phase
+// three" but not in "thirteen point three million").
 export function preview(matches) {
-  const items = matches.slice(0, SHOWN).map((m) => el("li", {}, ...inSentence(m.text, m.start_char, m.end_char, AROUND)));
-  if (matches.length > SHOWN) items.push(el("li", { class: "hint" }, `and ${matches.length - SHOWN} more`));
-  return items;
+  return matches.map((m, i) => el("li", {},
+    el("label", { class: "check" }, el("input", { type: "checkbox", checked: true, className: "match-tick",
+      "data-i": String(i), "aria-label": `apply in segment ${m.segment_id}` }),
+    ...inSentence(m.text, m.start_char, m.end_char, AROUND))));
+}
+
+// The matches the reviewer left ticked, when replace-all is on.
+export function tickedMatches(matches) {
+  if (!$("#edit-all").checked) return [];
+  return [...document.querySelectorAll("#edit-match-list .match-tick")].filter((b) => b.checked)
+    .map((b) => matches[Number(b.dataset.i)]);
 }
 
 // Show the replace-all choice in the fix dialog (off by default), or hide it when there is no other match.
