@@ -40,7 +40,8 @@ async def while_connected(request: Request, work: Callable[[], T], on_cancel: Ca
         with cancellable(event):
             return work()
 
-    future = asyncio.get_running_loop().run_in_executor(None, run)
+    # in the server's thread pool for blocking work (anyio's, as a plain route's): a task, so that it can be polled
+    future = asyncio.ensure_future(anyio.to_thread.run_sync(run))
     try:
         while not event.is_set():
             done, _ = await asyncio.wait({future}, timeout=DISCONNECT_POLL_SECONDS)

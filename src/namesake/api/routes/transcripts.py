@@ -48,13 +48,11 @@ async def analyze(request: Request, services: ServicesDep, scope: ScopeDep, body
     """Analyse one transcript: suggestions with confidence and status, and the run's stats.
 
     A client that disconnects before the answer stops the analysis at its next step: nothing of it is saved."""
-    return await while_connected(
-        request, lambda: _analyze(services, scope, body), services.metrics.analyses_cancelled.inc
-    )
+    return await _analyze(request, services, scope, body)
 
 
-def _analyze(services: Services, scope: Scope, body: TranscriptIn) -> AnalysisOut:
-    """The analysis itself, in a worker thread, holding an admission place while it runs."""
+async def _analyze(request: Request, services: Services, scope: Scope, body: TranscriptIn) -> AnalysisOut:
+    """The analysis itself, in a worker thread, holding an admission place from its arrival until its work ends."""
     stored = body.model_copy(
         update={
             "transcript_id": scope.inward(body.transcript_id, "transcript_id"),
@@ -62,7 +60,8 @@ def _analyze(services: Services, scope: Scope, body: TranscriptIn) -> AnalysisOu
         }
     )
     with services.admission.admitted():  # past ANALYSIS_QUEUE_LIMIT: 503 BUSY with Retry-After, nothing started
-        result = services.analysis.analyze(stored)
+        cancelled = services.metrics.analyses_cancelled.inc
+        result = await while_connected(request, lambda: services.analysis.analyze(stored), cancelled)
     services.metrics.observe_analysis(result.stats)
     return AnalysisOut.model_validate(scope.outward_json(result.as_json()))
 
@@ -88,9 +87,7 @@ async def analyze_engine_json(
         transcript = TranscriptIn.model_validate(given)
     except ValidationError as exc:
         raise InvalidInputError(field_of(exc), field="body") from exc
-    result = await while_connected(
-        request, lambda: _analyze(services, scope, transcript), services.metrics.analyses_cancelled.inc
-    )
+    result = await _analyze(request, services, scope, transcript)
     applied = None
     if apply:
         fixes = fixes_of([s.model_dump() for s in result.corrected_segments], result.suggestions)
