@@ -1,4 +1,5 @@
-"""README and docs/ point at what is there: every relative link's file, and its heading when it names one."""
+"""README and docs/ point at what is there: every relative link's file, and its heading when it names one (on the
+same page too)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ def _anchor(heading: str) -> str:
 def _broken(page: Path) -> list[str]:
     found = []
     for target in LINK.findall(page.read_text(encoding="utf-8")):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+        if re.match(r"[a-z]+:", target):
             continue
         path, _, anchor = target.partition("#")
-        to = (page.parent / path).resolve()
+        to = (page.parent / path).resolve() if path else page
         if not to.exists():
             found.append(f"{target}: no such file")
         elif anchor and to.suffix == ".md":
