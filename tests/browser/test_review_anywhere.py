@@ -119,6 +119,9 @@ def test_on_a_phone_the_panel_opens_beside_the_selection_and_words_fold_and_reje
     page.wait_for_timeout(300)
     assert _in_viewport(page, "mark.s.current"), "the selection is hidden under the sheet"
     shot(page, "review-phone-sheet")
+    page.uncheck("#pending-only")  # a filter change redraws the queue above the transcript
+    page.wait_for_timeout(300)
+    assert _in_viewport(page, "mark.s.current"), "the selection left the screen with the filter change"
     page.locator("#bar-why").click()
     expect(page.locator("#detail.sheet")).to_have_count(0)
     _select_words(page, "2", "Zorblax")  # a long press selects words; the bar fixes them by hand

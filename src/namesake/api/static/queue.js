@@ -3,7 +3,7 @@
 import { FOLD_BELOW, STATUS } from "/review/assets/names.js";
 import { $, api, el, say, state } from "/review/assets/core.js";
 import { loadProgress } from "/review/assets/history.js";
-import { openTranscript } from "/review/assets/transcript.js";
+import { keepInView, openTranscript } from "/review/assets/transcript.js";
 
 const QUEUE_PAGE = 100;
 
@@ -24,6 +24,7 @@ export async function loadQueue(more = false) {
   const openId = state.view?.transcript_id;
   state.queueIndex = Math.max(0, state.queue.findIndex((t) => t.transcript_id === openId));
   renderQueue();
+  keepInView(); // the queue above the transcript changed height (a phone): the selection stays on screen
   loadProgress();
 }
 
