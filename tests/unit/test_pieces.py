@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
+
+from namesake.core.settings import Settings
 from namesake.reliability.pieces import PIECES, Piece, merged_pieces, piece_runs
-from namesake.reliability.types import Candidate, CandidateSource, Disposition
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
+
+DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
 
 TEXT = "Thanks VJ Camara, and Gym Rabbo, over to Marcus."
 
@@ -45,3 +53,16 @@ def test_pieces_apart_or_not_one_value_stay_apart() -> None:
     assert piece_runs(pieces, {"1": TEXT}, ["Kumar Jim", "Vijay"]) == []  # joined, they name nothing listed
     across_comma = [Piece("1", 10, 16, "Kumar", True), Piece("1", 22, 25, "Jim", True)]
     assert piece_runs(across_comma, {"1": TEXT}, ["Kumar Jim"]) == []
+
+
+def test_on_the_dev_call_an_analysts_name_heard_in_pieces_is_one_suggestion() -> None:
+    """ "Tyco Pearson" for the analyst Tycho Peterson: "Tyco" → Tycho and "Pearson" → Peterson each alone, one now."""
+    with gzip.open(DEV_CALL, "rt") as fh:
+        call = json.load(fh)
+    segment = next(s for s in call["segments"] if s["text"].startswith("Your next question comes from Tyco Pearson"))
+    # every suggestion left for the reviewer (pieces applied by themselves are never merged: they write the name)
+    settings = Settings(reliability_language_model="none", reliability_auto_apply_threshold=1.0)
+    inputs = PipelineInputs([Segment(segment["id"], segment["text"])], CanonicalDictionary(call["canonical_entities"]))
+    kept, _ = run_stages(inputs, settings)
+    named = [(c.original, c.final, c.decision, c.signals.get(PIECES)) for c in kept if "Peterson" in c.final]
+    assert named == [("Tyco Pearson", "Tycho Peterson", Disposition.PENDING, 2.0)]
