@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import gc
 from collections.abc import Callable
 from functools import lru_cache
@@ -20,7 +21,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 WORD_CACHE = 20_000
 _every: list[Any] = []
 # glibc's mallopt parameter for the most heaps (arenas) its malloc keeps, and how many a server keeps: measured in
-# the soak (docs/benchmarks/operations.md), two hold a quarter less memory after the same traffic than the default.
+# the soak (docs/benchmarks/2026-12-04-soak.md), two hold a quarter less memory after the same traffic than the default.
 M_ARENA_MAX = -8
 HEAP_ARENAS = 2
 
@@ -54,17 +55,20 @@ def few_heap_arenas(arenas: int = HEAP_ARENAS) -> None:
     """Let glibc's malloc keep at most `arenas` heaps for all the threads made from now on (a server's request
     threads): by default it makes up to eight per core, each holding freed memory of its own, and a server's resident
     memory grows with how many threads once allocated, not with what they hold. Nothing where there is no glibc."""
-    name = ctypes.util.find_library("c")
-    libc = ctypes.CDLL(name) if name else None
+    libc = _libc()
     if libc is not None and hasattr(libc, "mallopt"):
         libc.mallopt(M_ARENA_MAX, arenas)
 
 
 def _trim_heap() -> None:
     """Return free heap pages to the system: CPython's freed objects otherwise stay in the process's arenas."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    libc = ctypes.CDLL(name)
-    if hasattr(libc, "malloc_trim"):
+    libc = _libc()
+    if libc is not None and hasattr(libc, "malloc_trim"):
         libc.malloc_trim(0)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library malloc belongs to, loaded once (None where there is none to find)."""
+    name = ctypes.util.find_library("c")
+    return ctypes.CDLL(name) if name else None

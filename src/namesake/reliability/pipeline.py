@@ -231,12 +231,12 @@ def run_stages(
         score_candidates(cands, weights)
 
     kept = [c for c in cands if c.decision is not Disposition.DROPPED and changes_text(c.original, c.final)]
+    texts = {s.id: s.text for s in inputs.segments}
     if settings.reliability_edge_forms:
-        fixes = edge_form_fixes(kept, {s.id: s.text for s in inputs.segments}, inputs.refused, inputs.remembered)
+        fixes = edge_form_fixes(kept, texts, inputs.refused, inputs.remembered)
         if fixes:  # in the order resolve_overlaps leaves the rest
             kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
-    values = (v for vs in inputs.dictionary.lists.values() for v in vs)
-    kept = merged_pieces(kept, {s.id: s.text for s in inputs.segments}, values)
+    kept = merged_pieces(kept, texts, (v for vs in inputs.dictionary.lists.values() for v in vs))
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.decision is Disposition.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied
