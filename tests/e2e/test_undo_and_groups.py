@@ -209,6 +209,25 @@ def test_the_queue_counts_what_is_left_to_decide_and_progress_counts_transcripts
         assert client.get("/v1/review/progress?user_id=bob", headers=AUTH).json()["transcripts"] == 0
 
 
+def test_a_transcript_whose_only_pending_suggestions_are_folded_is_not_reviewed_yet(
+    settings: Settings, make_runtime: MakeRuntime
+) -> None:
+    s = tuned(settings, namesake_api_keys=[KEY], reliability_auto_apply_threshold=0.99, review_fold_below=0.99)
+    with TestClient(create_app(s, make_runtime(s))) as client:
+        _analyze(client, "f-1")
+        [counts] = [t["counts"] for t in client.get("/v1/transcripts", headers=AUTH).json()]
+        assert counts["to_decide"] == 0 < counts["pending"]  # every pending one folded: the badge says so
+        assert client.get("/v1/review/progress", headers=AUTH).json() == {"transcripts": 1, "reviewed": 0,
+                                                                          "to_review": 1}  # fmt: skip
+        pending = [x["id"] for x in client.get("/v1/transcripts/f-1/suggestions", headers=AUTH).json()
+                   if x["status"] == "pending"]  # fmt: skip
+        assert (
+            _post(client, "/v1/transcripts/f-1/decisions", {"action": "reject", "suggestion_ids": pending}).status_code
+            == 200
+        )
+        assert client.get("/v1/review/progress", headers=AUTH).json()["reviewed"] == 1
+
+
 def test_the_default_scope_is_narrow_for_everyday_words_and_bad_input_writes_nothing(client: TestClient) -> None:
     _analyze(client, "s-1")
     ask = lambda original, final: client.get(  # noqa: E731

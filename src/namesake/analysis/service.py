@@ -279,7 +279,7 @@ class AnalysisService:
         )  # fmt: skip
 
     def review_progress(self, *, tenant: str | None, user_id: str | None) -> dict[str, int]:
-        """How many of the queue's transcripts have nothing left to decide."""
+        """How many of the queue's transcripts have nothing left to decide, their folds included."""
         return self.transcripts.progress(tenant=tenant, user_id=user_id,
                                          fold_below=self.runtime.settings.review_fold_below)  # fmt: skip
 

@@ -251,12 +251,13 @@ class TranscriptStore:
         ]  # fmt: skip
 
     def progress(self, *, tenant: str | None, user_id: str | None = None, fold_below: float = 0.0) -> dict[str, int]:
-        """How far review has gone over the queue: transcripts with suggestions, and those with none left to decide."""
+        """How far review has gone over the queue: transcripts with suggestions, and those with none left to decide, the
+        folded ones included (a transcript is reviewed once its fold was seen and decided, as the page says)."""
         query, counts, _ = _queue(tenant, user_id, fold_below)
         inner = query.where(counts.c.total > 0).subquery()
         with self.db.session() as s:
             total, left = s.execute(
-                select(func.count(), func.count().filter(inner.c.to_decide_count > 0)).select_from(inner)
+                select(func.count(), func.count().filter(inner.c.pending_count > 0)).select_from(inner)
             ).one()
         return {"transcripts": total, "reviewed": total - left, "to_review": left}
 
