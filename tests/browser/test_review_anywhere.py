@@ -122,6 +122,12 @@ def test_on_a_phone_the_panel_opens_beside_the_selection_and_words_fold_and_reje
     page.uncheck("#pending-only")  # a filter change redraws the queue above the transcript
     page.wait_for_timeout(300)
     assert _in_viewport(page, "mark.s.current"), "the selection left the screen with the filter change"
+    page.locator("#bar-accept").click()  # the word on it covers neither the sheet nor the bar
+    expect(page.locator("#status")).to_contain_text("Accepted")
+    toast, bar = page.locator("#status").bounding_box(), page.locator("#action-bar").bounding_box()
+    assert toast and bar and box and toast["y"] + toast["height"] <= min(box["y"], bar["y"]), (toast, box, bar)
+    page.locator("#bar-undo").click()
+    expect(page.locator("#status")).to_contain_text("Undone")
     page.locator("#bar-why").click()
     expect(page.locator("#detail.sheet")).to_have_count(0)
     _select_words(page, "2", "Zorblax")  # a long press selects words; the bar fixes them by hand

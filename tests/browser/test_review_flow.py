@@ -59,11 +59,17 @@ def test_undo_takes_back_a_decision_and_what_it_taught(server: str, page: Any) -
 def test_one_key_decides_every_occurrence_and_g_opens_the_group(server: str, page: Any) -> None:
     expect = playwright_api.expect
     first = analyze(server, "call-1")
+    analyze(server, "call-2")  # the same call again: its Cytova places are where the lesson reaches next
     cytova = [s for s in first["suggestions"] if s["original"] == "Cytova"]
     assert len(cytova) == 2 and {s["status"] for s in cytova} == {"pending"}
     _open(page, server, "call-1")
     page.locator("mark.s[title^='Cytova ']").first.click()
     expect(page.locator("#detail-group")).to_contain_text("2 occurrences")
+    # before the key: how far the group accept reaches, here and in the user's other calls
+    expect(page.locator("#detail-reach")).to_have_text(
+        "Open at 2 places here and at 2 places in 1 of your other calls: an accept's lesson or a reject reaches "
+        "them when they are analysed again."
+    )
     shot(page, "review-group")
     page.keyboard.press("a")
     expect(page.locator("#status")).to_contain_text("Accepted all 2")
@@ -177,10 +183,12 @@ def test_low_confidence_is_folded_behind_a_count_and_rejected_with_one_key(serve
     page.keyboard.press("z")
     page.keyboard.press("R")  # asks first: each rejected change is refused for the user's next calls
     expect(page.locator("#confirm-text")).to_contain_text(f"Reject all {pending} folded suggestions")
+    expect(page.locator("#confirm-text")).to_contain_text("none of them is open in your other calls")
     page.keyboard.press("Escape")
     expect(page.locator("mark.s.folded")).to_have_count(pending)
     assert {s["status"] for s in suggestions(server, "call-1")} == {"pending"}
     page.keyboard.press("R")
+    expect(page.locator("#confirm-text")).to_be_visible()
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_contain_text(f"Rejected all {pending} folded")
     assert {s["status"] for s in suggestions(server, "call-1")} == {"rejected"}
@@ -241,6 +249,7 @@ def test_a_dev_call_is_decided_in_far_fewer_key_presses(server: str, page: Any) 
         page.wait_for_function(moved, arg=deciding)
     if page.locator("mark.s.folded").count():
         press("R")
+        playwright_api.expect(page.locator("#confirm-text")).to_be_visible()  # it counts the other calls first
         press("Enter")  # the confirmation
         playwright_api.expect(page.locator("#status")).to_contain_text("folded")
     playwright_api.expect(page.locator("mark.s.pending")).to_have_count(0)

@@ -38,8 +38,11 @@ def test_the_panel_says_what_a_reject_refuses_and_a_span_that_ate_words_refuses_
     expect = playwright_api.expect
     call = json.loads(DANAHER.read_text())
     found = _analyze(server, "danaher", call["segments"], call["canonical_entities"])
+    again = _analyze(server, "danaher-2", call["segments"], call["canonical_entities"])
     wide = next(s for s in found if s["original"] == "covid-19. I'll")
     plain = next(s for s in found if s["original"] == "covid")
+    open_ = lambda made: sum(s["original"].lower() == "covid" and s["final"] == "COVID"  # noqa: E731
+                             and s["status"] in ("pending", "auto_applied") for s in made)  # fmt: skip
     _open_at(page, server, "danaher", wide["id"])
     teaches = page.locator("#detail-reject-teaches")
     expect(teaches).to_contain_text("refuses only “covid-19. I'll” → COVID")
@@ -47,6 +50,11 @@ def test_the_panel_says_what_a_reject_refuses_and_a_span_that_ate_words_refuses_
     shot(page, "review-reject-teaches")
     _open_at(page, server, "danaher", plain["id"])
     expect(teaches).to_have_text("A reject refuses “covid” → COVID for your next calls too.")
+    # and before it is taken, how many places that is, here and in the user's other call
+    expect(page.locator("#detail-reach")).to_have_text(
+        f"Open at {open_(found)} places here and at {open_(again)} places in 1 of your other calls: an accept's "
+        "lesson or a reject reaches them when they are analysed again."
+    )
     page.set_viewport_size({"width": 390, "height": 844})
     expect(teaches).to_contain_text("for your next calls too")
 
@@ -104,10 +112,12 @@ def test_accepting_a_change_that_removes_words_at_several_places_asks_first(serv
     page.keyboard.press("a")
     expect(page.locator("#confirm-text")).to_contain_text("Accept “M and A → M&A” at 2 places in this call?")
     expect(page.locator("#confirm-text")).to_contain_text("It removes words at each")
+    expect(page.locator("#confirm-text")).to_contain_text("it is not open in any of your other calls")
     page.keyboard.press("Escape")  # nothing decided
     statuses = lambda: {s["status"] for s in httpx.get(f"{server}/v1/transcripts/ma/suggestions", headers=AUTH).json()}  # noqa: E731
     assert statuses() == {"pending"}
     page.keyboard.press("a")
+    expect(page.locator("#confirm-text")).to_be_visible()
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_contain_text("Accepted all 2")
     assert statuses() == {"validated"}

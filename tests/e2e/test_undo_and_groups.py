@@ -269,3 +269,31 @@ def test_an_analysis_that_applies_a_taught_fix_by_itself_renews_it(client: TestC
     [after] = client.get("/v1/users/alice/corrections", headers=AUTH).json()
     assert datetime.fromisoformat(after["applies_until"]) > datetime.fromisoformat(before["applies_until"])
     assert after["frequency"] == before["frequency"]  # renewed, not taught again
+
+
+def test_reach_says_where_a_change_stands_here_and_in_the_users_other_calls_before_anything_is_decided(
+    client: TestClient,
+) -> None:
+    here = _analyze(client, "reach-1")
+    _analyze(client, "reach-2")
+    _analyze(client, "reach-3")
+    _analyze(client, "bob-1", user="bob")  # another user's call is never counted
+    cytova = _one(here, "Cytova")
+    ask = {"transcript_id": "reach-1", "pairs": [{"original": "cytova", "final": cytova["final"]},
+                                                 {"original": "Zorblax", "final": "Cytiva"}]}  # fmt: skip
+    r = _post(client, "/v1/review/reach", ask)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    places = sum(1 for s in here if s["original"] == "Cytova" and s["final"] == cytova["final"])
+    assert got["pairs"][0] == {"original": "cytova", "final": cytova["final"], "here": places,
+                               "elsewhere": 2 * places, "other_calls": 2}  # fmt: skip
+    assert got["pairs"][1]["here"] == got["pairs"][1]["elsewhere"] == 0 and got["other_calls"] == 2
+    # decided in one of the other calls: those places no longer wait for anything
+    ids = [s["id"] for s in client.get("/v1/transcripts/reach-2/suggestions", headers=AUTH).json()
+           if s["original"] == "Cytova"]  # fmt: skip
+    rejected = _post(client, "/v1/transcripts/reach-2/decisions", {"action": "reject", "suggestion_ids": ids})
+    assert rejected.status_code == 200
+    assert _post(client, "/v1/review/reach", ask).json()["pairs"][0]["other_calls"] == 1
+    # bad input is named; an unknown transcript is a 404
+    assert _post(client, "/v1/review/reach", {**ask, "pairs": []}).json()["error"]["field"] == "pairs"
+    assert _post(client, "/v1/review/reach", {**ask, "transcript_id": "nope"}).status_code == 404

@@ -20,6 +20,7 @@ from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection, validate_correction
 from namesake.reliability.types import CandidateSource, Suggestion, SuggestionStatus
 from namesake.review.ports import Undone
+from namesake.transcripts.decisions import PairReach
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
 
 
@@ -139,6 +140,25 @@ class FakeRows:
 
     def segment_texts(self, transcript_id: str) -> dict[str, str]:
         return dict(self.state.segments.get(transcript_id, {}))
+
+    def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[PairReach], int]:
+        owner = next((r.user_id for r in self.state.rows.values() if r.transcript_id == transcript_id), None)
+        if owner is None:
+            raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+        open_ = [
+            r
+            for r in self.state.rows.values()
+            if r.user_id == owner and r.status in (SuggestionStatus.PENDING, SuggestionStatus.AUTO_APPLIED)
+        ]
+        reach, touched = [], set()
+        for original, final in pairs:
+            same = [r for r in open_ if r.original.lower() == original.lower() and r.final == final]
+            away = [r for r in same if r.transcript_id != transcript_id]
+            touched |= {r.transcript_id for r in away}
+            reach.append(
+                PairReach(original, final, len(same) - len(away), len(away), len({r.transcript_id for r in away}))
+            )
+        return reach, len(touched)
 
     def log_decision(
         self, transcript_id: str, *, action: str, label: str, suggestion_ids: list[str], scope: str | None

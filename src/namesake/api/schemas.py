@@ -87,6 +87,42 @@ class GroupDecisionIn(BaseModel):
     )
 
 
+class PairIn(BaseModel):
+    """One change as the page shows it: the words heard and the words written."""
+
+    model_config = ConfigDict(extra="forbid")
+    original: Text = Field(max_length=1000)
+    final: Text = Field(max_length=1000)
+
+
+class ReachIn(BaseModel):
+    """The changes a decision is about to take, in the transcript it is taken in."""
+
+    model_config = ConfigDict(extra="forbid")
+    transcript_id: Identifier
+    pairs: list[PairIn] = Field(min_length=1, max_length=1000)
+
+
+class PairReachOut(BaseModel):
+    """Where one change stands undecided: what deciding it touches now, and what it teaches touches later."""
+
+    original: str
+    final: str
+    here: int = Field(description="open places of the change in this transcript")
+    elsewhere: int = Field(
+        description="open places in the user's other transcripts (they follow the lesson or "
+        "the refusal when analysed again)"
+    )
+    other_calls: int = Field(description="how many other transcripts those places are in")
+
+
+class ReachOut(BaseModel):
+    """What a decision on the pairs reaches, read before it is taken."""
+
+    pairs: list[PairReachOut]
+    other_calls: int = Field(description="the user's other transcripts that any of the pairs stands in")
+
+
 class ReopenIn(BaseModel):
     """Undo: the decided suggestions to put back as the pipeline left them."""
 

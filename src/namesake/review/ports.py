@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection
 from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.transcripts.decisions import PairReach
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
 
 
@@ -57,6 +58,10 @@ class ReviewRows(Protocol):
 
     def segment_texts(self, transcript_id: str) -> dict[str, str]:
         """The transcript's segments as analysed, by id."""
+        ...
+
+    def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[PairReach], int]:
+        """Each pair's open places here and in the owner's other calls, and the other calls they touch together."""
         ...
 
     def log_decision(

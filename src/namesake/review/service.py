@@ -16,6 +16,7 @@ from namesake.review.groups import GroupResult, check_group, pair_of
 from namesake.review.matches import other_matches
 from namesake.review.ports import ReviewUnitOfWork
 from namesake.review.reopen import ReopenResult, reopen_in
+from namesake.transcripts.decisions import PairReach
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
@@ -158,6 +159,11 @@ class ReviewService:
         """Where a fix of `original` applies next when the reviewer does not say (everyday words: narrow)."""
         with self.uow.begin() as unit:
             return default_scope(original, final, unit.rows.language_of(transcript_id))
+
+    def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[PairReach], int]:
+        """What a decision on these pairs would touch, said before it is taken: places here and in other calls."""
+        with self.uow.begin() as unit:
+            return unit.rows.reach(transcript_id, pairs)
 
     def history(self, transcript_id: str) -> list[dict[str, Any]]:
         """The transcript's decisions as taken, newest first, and whether each was taken back."""

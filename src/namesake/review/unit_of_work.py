@@ -64,6 +64,10 @@ class SqlReviewRows:
         """The transcript's segments as analysed."""
         return decisions_sql.segment_texts_in(self.session, transcript_id)
 
+    def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[decisions_sql.PairReach], int]:
+        """Where the pairs stand undecided, here and in the owner's other calls."""
+        return decisions_sql.reach_in(self.session, transcript_id, pairs)
+
     def log_decision(
         self, transcript_id: str, *, action: str, label: str, suggestion_ids: list[str], scope: str | None
     ) -> None:

@@ -4,15 +4,17 @@ its transcript: its language and its segments as analysed."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ARRAY, Text, cast, func, select
+from sqlalchemy import ARRAY, Integer, Text, cast, func, select, tuple_
 from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session
 
-from namesake.adapters.models import ReviewDecision, Transcript
+from namesake.adapters.models import ReviewDecision, SuggestionRow, Transcript
 from namesake.core.errors import NotFoundError
+from namesake.reliability.types import SuggestionStatus
 
 # The history a transcript shows: its last decisions, newest first.
 HISTORY_LIMIT = 200
@@ -78,3 +80,49 @@ def segment_texts_in(s: Session, transcript_id: str) -> dict[str, str]:
     """The transcript's segments as last analysed, by id (empty when none were kept)."""
     segments = s.scalar(select(Transcript.segments).where(Transcript.id == transcript_id)) or []
     return {str(seg.get("id")): str(seg.get("text", "")) for seg in segments}
+
+
+@dataclass(frozen=True)
+class PairReach:
+    """Where one change stands undecided: places in this transcript, and in the owner's other transcripts."""
+
+    original: str
+    final: str
+    here: int
+    elsewhere: int
+    other_calls: int
+
+
+def reach_in(s: Session, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[PairReach], int]:
+    """How far deciding each (heard, written) pair reaches, read before the reviewer decides: its open places here
+    and in the owner's other calls (those a reject or a lesson changes when analysed again), and how many other
+    calls all the pairs touch together. 404 for an unknown transcript."""
+    owner = s.scalar(select(Transcript.user_id).where(Transcript.id == transcript_id))
+    if owner is None:
+        raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+    if not pairs:
+        return [], 0
+    heard = func.lower(SuggestionRow.original, type_=Text)
+    rows = s.execute(
+        select(heard, SuggestionRow.final, SuggestionRow.transcript_id, func.count(type_=Integer))
+        .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+        .where(
+            Transcript.user_id == owner,
+            SuggestionRow.status.in_([SuggestionStatus.PENDING, SuggestionStatus.AUTO_APPLIED]),
+            tuple_(heard, SuggestionRow.final).in_({(o.lower(), f) for o, f in pairs}),
+        )
+        .group_by(heard, SuggestionRow.final, SuggestionRow.transcript_id)
+    ).all()
+    here: dict[tuple[str, str], int] = {}
+    away: dict[tuple[str, str], dict[str, int]] = {}
+    for original, final, tid, n in rows:
+        if tid == transcript_id:
+            here[(str(original), str(final))] = int(n)
+        else:
+            away.setdefault((str(original), str(final)), {})[str(tid)] = int(n)
+    reach = []
+    for original, final in pairs:
+        key = (original.lower(), final)
+        calls = away.get(key, {})
+        reach.append(PairReach(original, final, here.get(key, 0), sum(calls.values()), len(calls)))
+    return reach, len({tid for calls in away.values() for tid in calls})

@@ -15,6 +15,8 @@ from namesake.api.schemas import (
     GroupOut,
     HistoryOut,
     ProgressOut,
+    ReachIn,
+    ReachOut,
     ReopenIn,
     ReopenOut,
     ReviewOut,
@@ -135,3 +137,12 @@ def default_scope(
     everyday words, else all of the user's calls."""
     where = services.review.default_scope(original, final, scope.inward(transcript_id, "transcript_id"))
     return ScopeOut(scope=where, everyday=where == MemoryScope.LIST)
+
+
+@router.post("/review/reach", responses=errors(404, 413, 415))
+def reach(services: ServicesDep, scope: ScopeDep, body: ReachIn) -> ReachOut:
+    """Read only: where the changes a decision is about to take stand undecided, in this call and in the user's
+    other calls, so the page can say how far an accept, a reject or a bulk action reaches before it is taken."""
+    pairs = [(p.original, p.final) for p in body.pairs]
+    found, other_calls = services.review.reach(scope.inward(body.transcript_id, "transcript_id"), pairs)
+    return ReachOut.model_validate({"pairs": [dataclasses.asdict(r) for r in found], "other_calls": other_calls})

@@ -24,6 +24,7 @@ export const state = {
   history: [], // the open transcript's decisions as the server keeps them, newest first
   scopes: new Map(), // pair key → where the reviewer chose its lesson applies next (s), else the server's default
   defaults: new Map(), // pair key → the server's default scope for it: { scope, everyday }
+  reach: new Map(), // transcript and pair key → where the change stands open (server's count), until a decision
 };
 
 // Where a lesson applies next, in a reviewer's words (the server's MemoryScope values).

@@ -2,7 +2,7 @@
 
 import { TYPE_WORDS, TYPES } from "/review/assets/names.js";
 import { $, SCOPE_ORDER, api, confirmed, el, enc, isOpen, pairKey, say, scopeWords, state } from "/review/assets/core.js";
-import { loadDefaultScope, scopeChoice, scopeOf } from "/review/assets/detail.js";
+import { loadDefaultScope, reachOf, scopeChoice, scopeOf } from "/review/assets/detail.js";
 import { lastStanding, loadHistory } from "/review/assets/history.js";
 import { otherMatches, showMatches, tickedMatches } from "/review/assets/matches.js";
 import { refreshQueueCounts } from "/review/assets/queue.js";
@@ -15,6 +15,7 @@ const UNDO_DEPTH = 50;
 const SAID = { accept: "Accepted", edit: "Edited", reject: "Rejected" };
 
 function remember(ids, label) {
+  state.reach.clear(); // a decision changes what is open
   state.undo.push({ transcriptId: state.view.transcript_id, ids, label });
   if (state.undo.length > UNDO_DEPTH) state.undo.shift();
 }
@@ -28,9 +29,10 @@ function applyChanged(changed) {
 export async function rejectFolded() {
   const ids = state.order.filter(folded).map((s) => s.id);
   if (!ids.length) { say("Nothing is folded", true); return; }
-  const pairs = new Set(state.order.filter(folded).map(pairKey)).size;
-  if (!(await confirmed(`Reject all ${ids.length} folded suggestions in this call (${pairs} different changes)? ` +
-    "Each rejected change is refused for your next calls too (u brings them back).", "Reject all"))) return;
+  const changes = [...new Map(state.order.filter(folded).map((s) => [pairKey(s), s])).values()];
+  if (!(await confirmed(`Reject all ${ids.length} folded suggestions in this call (${changes.length} different ` +
+    `changes)? Each rejected change is refused for your next calls too${await elsewhere(changes, "the refusal")} ` +
+    "(u brings them back).", "Reject all"))) return;
   try {
     const { data } = await api("POST", `/v1/transcripts/${enc(state.view.transcript_id)}/decisions`,
       { action: "reject", suggestion_ids: ids });
@@ -74,13 +76,34 @@ async function send(action, extra = {}) {
 // A change that writes fewer words than it replaces ("covid-19. I'll" → COVID) removes words wherever it is applied.
 const deletesWords = (s) => s.final.trim().split(/\s+/).length < s.original.trim().split(/\s+/).length;
 
-// Accepting a change that removes words at more than one place asks first, saying how many places.
+// How far changes reach beyond this call, for a confirmation: ": 3 of them are open at 7 places in 2 of your other
+// calls, which …", or that none is; nothing when the server cannot say.
+async function elsewhere(changes, what) {
+  let reach;
+  try {
+    reach = await reachOf(changes);
+  } catch {
+    return "";
+  }
+  const open = reach.pairs.filter((r) => r.elsewhere > 0);
+  if (!open.length) return changes.length === 1 ? "; it is not open in any of your other calls"
+    : "; none of them is open in your other calls";
+  const places = open.reduce((n, r) => n + r.elsewhere, 0);
+  const which = changes.length === 1 ? "it is" : `${open.length} of them are`;
+  return `; ${which} open at ${places} ${places === 1 ? "place" : "places"} in ${reach.other_calls} of your other ` +
+    `calls, which ${what} reaches when they are analysed again`;
+}
+
+// Accepting a change that removes words at more than one place asks first, saying how many places, here and in the
+// user's other calls.
 async function acceptsEverywhere(members) {
   const removing = members.map((i) => state.order[i]).filter(deletesWords);
   if (members.length < 2 || !removing.length) return true;
   const s = removing[0];
+  const changes = [...new Map(members.map((i) => [pairKey(state.order[i]), state.order[i]])).values()];
   return confirmed(`Accept “${s.original} → ${s.final}” at ${members.length} places in this call? It removes words at ` +
-    `${removing.length === members.length ? "each" : `${removing.length} of them`} (g decides one at a time).`, "Accept all");
+    `${removing.length === members.length ? "each" : `${removing.length} of them`}` +
+    `${await elsewhere(changes, "the lesson")} (g decides one at a time).`, "Accept all");
 }
 
 export async function decide(action) {

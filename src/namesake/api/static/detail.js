@@ -86,6 +86,45 @@ const detailScope = (s) => scopeChoice(s.original, s.final, scopeOf(s), (v) => {
 // The selected suggestion's scope choice drawn again (its default arrived), nothing else replaced.
 export function redrawScope(s) {
   $("#detail-scope")?.replaceWith(detailScope(s));
+  const r = state.reach.get(reachKey(s));
+  if (r) drawReach(s, r);
+}
+
+// Where changes stand open, here and in the user's other calls, as the server counts them: { pairs, other_calls }.
+export async function reachOf(pairs) {
+  const asked = pairs.map(({ original, final }) => ({ original, final }));
+  return (await api("POST", "/v1/review/reach", { transcript_id: state.view.transcript_id, pairs: asked })).data;
+}
+
+const reachKey = (s) => `${state.view?.transcript_id}|${pairKey(s)}`;
+
+// The selected change's reach, asked once until the next decision; null when the server could not say.
+export async function loadReach(s) {
+  if (!state.reach.has(reachKey(s))) {
+    try {
+      state.reach.set(reachKey(s), (await reachOf([s])).pairs[0]);
+    } catch {
+      return null;
+    }
+  }
+  return state.reach.get(reachKey(s));
+}
+
+const places = (n) => `${n} ${n === 1 ? "place" : "places"}`;
+
+// Before deciding: how many places this change is open at here, and in how many of the user's other calls.
+export function reachWords(s, r) {
+  const here = `Open at ${places(r.here)} here`;
+  if (!r.elsewhere) return `${here}; none of your other calls has it.`;
+  const follows = scopeOf(s) === "transcript"
+    ? "a reject reaches them when they are analysed again (an accept is for this call only)"
+    : "an accept's lesson or a reject reaches them when they are analysed again";
+  return `${here} and at ${places(r.elsewhere)} in ${r.other_calls} of your other calls: ${follows}.`;
+}
+
+export function drawReach(s, r) {
+  const line = $("#detail-reach");
+  if (line) line.textContent = reachWords(s, r);
 }
 
 export function button(label, key, extra = "") {
@@ -135,7 +174,8 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
     parts.push(el("p", { class: "refused" }, `You refused it ${refused.times}×, last on ` +
       `${new Date(refused.last_refused_at).toLocaleDateString()}` + (taught ? ": the signals alone decide." : ".")));
   }
-  if (open) parts.push(el("p", { class: "hint", id: "detail-reject-teaches" }, rejectTeaches(s)));
+  if (open) parts.push(el("p", { class: "hint", id: "detail-reject-teaches" }, rejectTeaches(s)),
+    el("p", { class: "hint", id: "detail-reach" }, "Counting where it is open…"));
   const reasons = why(s);
   if (reasons.length) parts.push(el("h3", {}, "Why"), el("ul", { class: "why" }, ...reasons));
   if (open && (group.length > 1 || single)) {

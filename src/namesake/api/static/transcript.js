@@ -2,12 +2,15 @@
 
 import { FOLD_BELOW, STATUS } from "/review/assets/names.js";
 import { $, api, cps, el, enc, isOpen, memoryKey, pairKey, say, state } from "/review/assets/core.js";
-import { doneBanner, foldBanner, fromMemory, loadDefaultScope, redrawScope, renderDetail } from "/review/assets/detail.js";
+import {
+  doneBanner, drawReach, foldBanner, fromMemory, loadDefaultScope, loadReach, redrawScope, renderDetail,
+} from "/review/assets/detail.js";
 import { loadHistory } from "/review/assets/history.js";
 import { renderQueue } from "/review/assets/queue.js";
 import { showMode, writeUrl } from "/review/assets/review.js";
 
 export async function openTranscript(id, { keepPosition = false, suggestionId = null, push = true } = {}) {
+  state.reach.clear(); // opened again after an undo or a re-analysis: counted again
   let view;
   try {
     view = (await api("GET", `/v1/transcripts/${enc(id)}`)).data;
@@ -196,6 +199,7 @@ export function select(i, scroll = true) {
     // the default scope comes from the server: its choice is drawn again once known, the rest left as it is
     loadDefaultScope(s.original, s.final).then(() => { if (state.order[state.current] === s) redrawScope(s); });
   }
+  if (isOpen(s)) loadReach(s).then((r) => { if (r && state.order[state.current] === s) drawReach(s, r); });
   writeUrl(false);
 }
 
