@@ -32,11 +32,11 @@ import numpy as np
 
 from bench.common import ROOT, bench_file, right_entity_changes, score
 from bench.common import yardstick as load_yardstick
+from namesake.analysis.inputs import TranscriptIn, to_segments
 from namesake.core.settings import Settings
 from namesake.core.text import compact
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
-from namesake.reliability.inputs import TranscriptIn, to_segments
 from namesake.reliability.pieces import Piece, piece_runs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL

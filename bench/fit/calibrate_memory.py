@@ -29,8 +29,8 @@ import numpy as np
 from bench.common import judge, score
 from bench.fit.calibrate import export
 from bench.measure.learning_loop import repeated
+from namesake.domain.types import REVIEWER_DECIDES
 from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, may_apply_away, policy_features
-from namesake.reliability.types import REVIEWER_DECIDES
 
 # Shallow and strongly regularised: a few thousand rows from a few hundred calls.
 TREES = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_nodes": 7, "min_samples_leaf": 30, "l2_regularization": 1.0}

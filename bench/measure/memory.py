@@ -32,7 +32,7 @@ from namesake.adapters.vectors.base import VectorPoint
 from namesake.app.services import build_services
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import CorrectionInput
-from namesake.reliability.types import Candidate
+from namesake.domain.types import Candidate
 
 USERS = 1000
 BATCH = 2000

@@ -70,9 +70,9 @@ def unfixed_class(gold: dict[str, Any], touching: list[dict[str, Any]], norm: An
 
 def _transcript(line: str) -> list[dict[str, Any]]:
     """Every misheard entity of one bench-file transcript, with whether candidates reach and fix it (a worker)."""
+    from namesake.analysis.inputs import TranscriptIn, to_segments
     from namesake.core.settings import Settings
     from namesake.reliability.canonical import aggregate_payloads
-    from namesake.reliability.inputs import TranscriptIn, to_segments
     from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 
     ys, nearness = yardstick(), shared_reach().nearness

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from bench.common import bench_file, fresh_env
 from namesake.adapters.runtime import open_runtime
+from namesake.analysis.inputs import TranscriptIn
 from namesake.app.services import build_services
 from namesake.core.settings import Settings
 from namesake.language_model.scorer import LocalLanguageModel
-from namesake.reliability.inputs import TranscriptIn
 from namesake.reliability.pipeline import warm_stages
 
 

@@ -103,8 +103,8 @@ def test_an_analysis_at_the_limits_finishes_within_its_budget(settings: Settings
     import random
     import string
 
+    from namesake.domain.types import CanonicalDictionary, Segment
     from namesake.reliability.pipeline import PipelineInputs, run_stages
-    from namesake.reliability.types import CanonicalDictionary, Segment
 
     rng = random.Random(0)
 

@@ -18,7 +18,7 @@ from namesake.core.errors import ConflictError, NotFoundError
 from namesake.core.text import normalise
 from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection, validate_correction
-from namesake.reliability.types import CandidateSource, Suggestion, SuggestionStatus
+from namesake.domain.types import CandidateSource, Suggestion, SuggestionStatus
 from namesake.review.ports import Undone
 from namesake.transcripts.decisions import PairReach
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion

@@ -21,8 +21,8 @@ from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import active_corrections, list_corrections
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
+from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, MemoryScope, Segment
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import Candidate, CanonicalDictionary, Disposition, MemoryScope, Segment
 from tests.conftest import tuned
 
 

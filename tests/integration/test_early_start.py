@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from namesake.analysis.early import early_inputs, start_early
+from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_limits
 from namesake.core.settings import Settings
 from namesake.language_model import scorer
-from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits
 from namesake.reliability.pipeline import would_read
 
 ENTITIES = {"persons": ["Christelle Moreau"], "orgs": ["Cytiva", "Mitnou"]}

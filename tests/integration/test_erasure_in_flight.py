@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from namesake.adapters.runtime import Runtime
+from namesake.analysis.inputs import TranscriptIn
 from namesake.core.errors import GoneError, NotFoundError
 from namesake.jobs import tasks
-from namesake.reliability.inputs import TranscriptIn
 from namesake.transcripts.retention import delete_transcript
 from tests.conftest import analysis_service
 
@@ -52,7 +52,7 @@ def test_a_decision_on_an_erased_users_suggestion_is_410_and_a_new_transcript_of
     runtime: Runtime,
 ) -> None:
     from namesake.app.services import build_services
-    from namesake.reliability.types import ReviewAction
+    from namesake.domain.types import ReviewAction
 
     services = build_services(runtime)
     result = services.analysis.analyze(TranscriptIn.model_validate(CALL))

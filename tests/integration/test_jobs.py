@@ -288,7 +288,7 @@ def test_forgetting_a_correction_is_all_or_nothing(memory: Runtime) -> None:
 
 
 def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(memory: Runtime) -> None:
-    from namesake.reliability.inputs import TranscriptIn
+    from namesake.analysis.inputs import TranscriptIn
 
     rows = [{"user_id": "pat", "final": final, "original_norm": final.lower() + "x", "frequency": freq}
             for final, freq in (("Zorblax", 9), ("Quillon", 7), ("Vantrix", 5))]  # fmt: skip

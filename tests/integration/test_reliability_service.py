@@ -11,10 +11,10 @@ from sqlalchemy import func, select
 from namesake.adapters.models import SuggestionRow
 from namesake.adapters.runtime import NOT_LOADED, Runtime
 from namesake.adapters.vectors.base import VectorPoint
+from namesake.analysis.inputs import TranscriptIn
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
+from namesake.domain.types import SuggestionStatus
 from namesake.reliability.canonical import chunk_payloads
-from namesake.reliability.inputs import TranscriptIn
-from namesake.reliability.types import SuggestionStatus
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher
 from tests.conftest import analysis_service, retuned
 

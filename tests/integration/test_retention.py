@@ -9,10 +9,10 @@ from sqlalchemy import func, select, update
 
 from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.adapters.runtime import Runtime
+from namesake.analysis.inputs import TranscriptIn
 from namesake.app.services import build_services
 from namesake.core.errors import NotFoundError
 from namesake.jobs import tasks
-from namesake.reliability.inputs import TranscriptIn
 from namesake.transcripts.canonical_index import collection_for
 from namesake.transcripts.retention import delete_transcript, expire_transcripts
 from tests.conftest import retuned

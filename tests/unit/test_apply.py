@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from namesake.domain.types import Segment, Suggestion, SuggestionStatus
 from namesake.reliability.apply import corrected_segments, corrected_text
-from namesake.reliability.types import Segment, Suggestion, SuggestionStatus
 
 
 def test_edits_apply_at_the_input_offsets_whatever_their_order_and_lengths() -> None:

@@ -12,18 +12,19 @@ ROOT = Path(__file__).resolve().parents[2] / "src" / "namesake"
 # Each package's floor: a module may import its own package and the floors below it, never one above.
 FLOORS = {
     "core": 0,
-    "reliability": 1,
-    "language_model": 2,
-    "adapters": 3,
-    "users": 4,
-    "transcripts": 5,
-    "corrections_memory": 6,
-    "analysis": 7,
-    "review": 7,
-    "jobs": 7,
-    "app": 8,
-    "api": 9,
-    "cli": 9,
+    "domain": 1,
+    "reliability": 2,
+    "language_model": 3,
+    "adapters": 4,
+    "users": 5,
+    "transcripts": 6,
+    "corrections_memory": 7,
+    "analysis": 8,
+    "review": 8,
+    "jobs": 8,
+    "app": 9,
+    "api": 10,
+    "cli": 10,
     "samples": 0,
 }
 # The package root itself (its version) is readable from every floor.
@@ -135,7 +136,7 @@ VOCABULARY_FIELDS = {"status", "action", "source"}
 
 
 def _vocabulary() -> set[str]:
-    from namesake.reliability.types import CandidateSource, CorrectionStatus, ReviewAction, SuggestionStatus
+    from namesake.domain.types import CandidateSource, CorrectionStatus, ReviewAction, SuggestionStatus
 
     return {str(v) for enum in (CandidateSource, CorrectionStatus, ReviewAction, SuggestionStatus) for v in enum}
 

@@ -8,10 +8,10 @@ import pytest
 
 from namesake.core.settings import Settings
 from namesake.core.text import changes_text, form_differs, written_form
+from namesake.domain.types import CanonicalDictionary, Segment
 from namesake.reliability import context
 from namesake.reliability.context import count_phrases, counts_file, keep_counts_in, phrase_logp, word_pairs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
-from namesake.reliability.types import CanonicalDictionary, Segment
 
 FORMS = CanonicalDictionary({"orgs": ["Tallgrass", "Datadog"], "acronyms": ["EBITDA", "KPI"], "places": ["Göttingen"],
                              "keywords": ["revenue"]})  # fmt: skip
@@ -57,8 +57,8 @@ def test_phrases_sharing_a_first_word_are_counted_each_at_its_own_length() -> No
 
 
 def test_a_candidate_knows_how_often_its_change_recurs_and_how_contested_its_span_is() -> None:
+    from namesake.domain.types import Candidate
     from namesake.reliability.scorer import fill_context_signals
-    from namesake.reliability.types import Candidate
 
     cands = [
         Candidate("1", 0, 4, "bodes", "Biden's", "PERSON", "rag"),

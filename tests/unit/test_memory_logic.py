@@ -14,6 +14,15 @@ from namesake.core.errors import InvalidInputError
 from namesake.core.settings import Settings
 from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.scope import default_scope, in_scope, listed_values, memory_filter, split_by_scope
+from namesake.domain.types import (
+    Candidate,
+    CanonicalDictionary,
+    MemoryScope,
+    RememberedCorrection,
+    ReviewAction,
+    Segment,
+    TaughtMatch,
+)
 from namesake.reliability.memory_policy import (
     BoostParams,
     boost_for,
@@ -25,15 +34,6 @@ from namesake.reliability.memory_policy import (
     with_teaching,
 )
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import (
-    Candidate,
-    CanonicalDictionary,
-    MemoryScope,
-    RememberedCorrection,
-    ReviewAction,
-    Segment,
-    TaughtMatch,
-)
 from namesake.reliability.windows import function_words
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)

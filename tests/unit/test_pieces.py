@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from namesake.core.settings import Settings
+from namesake.domain.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
 from namesake.reliability.pieces import PIECES, Piece, merged_pieces, piece_runs
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
 
 DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
 

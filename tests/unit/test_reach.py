@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from namesake.core.settings import Settings
+from namesake.domain.types import Disposition, Segment
 from namesake.reliability.candidates import spot_candidates
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.types import Disposition, Segment
 
 
 def test_a_name_heard_as_a_word_spelled_otherwise_is_spotted_by_its_sound() -> None:
@@ -72,8 +72,8 @@ def test_which_entries_hold_letters_is_the_same_as_trying_every_run_of_their_wor
 
 
 def test_a_rewrite_that_only_deletes_the_words_around_a_name_written_right_goes_no_further() -> None:
+    from namesake.domain.types import Candidate, CandidateSource
     from namesake.reliability.gate import only_deletes
-    from namesake.reliability.types import Candidate, CandidateSource
 
     def cand(original: str, final: str) -> Candidate:
         return Candidate("1", 0, len(original), original, final, "ORG", CandidateSource.LISTS)

@@ -7,12 +7,7 @@ from dataclasses import replace
 import pytest
 
 from namesake.core.settings import Settings
-from namesake.reliability.candidates import spot_candidates, token_set_similarity, word_for_letters
-from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
-from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.scorer import Scorer, confidence, decide, resolve_overlaps, score_candidates
-from namesake.reliability.types import (
+from namesake.domain.types import (
     Candidate,
     CanonicalDictionary,
     Disposition,
@@ -22,6 +17,11 @@ from namesake.reliability.types import (
     TaughtMatch,
     spoken_forms,
 )
+from namesake.reliability.candidates import spot_candidates, token_set_similarity, word_for_letters
+from namesake.reliability.gate import apply_gate
+from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.scorer import Scorer, confidence, decide, resolve_overlaps, score_candidates
 
 DICT = CanonicalDictionary(
     {

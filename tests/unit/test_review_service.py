@@ -8,8 +8,8 @@ import pytest
 
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError, NotFoundError, StoreError
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_step
+from namesake.domain.types import CorrectionStatus, MemoryScope, ReviewAction, SuggestionStatus
 from namesake.reliability.edge_forms import EDGE_FORM
-from namesake.reliability.types import CorrectionStatus, MemoryScope, ReviewAction, SuggestionStatus
 from namesake.review.service import ReviewService, check_transition
 from namesake.transcripts.suggestions import ManualFix, Span
 from tests.fakes.review import FakeReviewUnitOfWork

@@ -8,8 +8,8 @@ import pytest
 import srt
 import webvtt
 
-from namesake.reliability.reviewed import ReviewState, TimedSegment, as_srt, as_text, as_vtt, reviewed
-from namesake.reliability.types import CandidateSource, Suggestion, SuggestionStatus
+from namesake.domain.types import CandidateSource, Suggestion, SuggestionStatus
+from namesake.review.reviewed import ReviewState, TimedSegment, as_srt, as_text, as_vtt, reviewed
 
 TEXT = "Thanks to Reiner Blair and the Cytova team."
 SEGMENTS = [

@@ -8,9 +8,9 @@ import logging
 import threading
 from collections.abc import Sequence
 
+from namesake.analysis.inputs import CheckedTranscript, to_segments
 from namesake.core.settings import Settings
 from namesake.reliability.canonical import aggregate_payloads, chunk_payloads
-from namesake.reliability.inputs import CheckedTranscript, to_segments
 from namesake.reliability.pipeline import PipelineInputs, warm_stages, would_read
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from namesake.core.errors import InvalidInputError
+from namesake.domain.types import Suggestion
 from namesake.reliability.apply import WRITTEN_IN
-from namesake.reliability.types import Suggestion
 
 
 class Engine(StrEnum):

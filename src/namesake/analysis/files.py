@@ -16,9 +16,9 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from namesake.analysis.engines import Engine, detect, to_transcript
+from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_limits, find_unwritable
 from namesake.core.errors import InvalidInputError, NamesakeError
 from namesake.core.settings import Settings
-from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_limits, find_unwritable
 
 NOT_AN_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
 

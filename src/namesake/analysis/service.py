@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from namesake.adapters.runtime import Runtime
+from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_cost, check_limits, to_segments
 from namesake.analysis.pool import StagePool
 from namesake.core.cancel import CancelledWork, check_cancelled
 from namesake.core.errors import (
@@ -29,13 +30,12 @@ from namesake.corrections_memory.promotion import promoted_vocabulary_in
 from namesake.corrections_memory.refusals import refused_pairs_in
 from namesake.corrections_memory.repository import active_corrections_in
 from namesake.corrections_memory.scope import listed_values, split_by_scope
+from namesake.domain.types import Candidate, Suggestion, SuggestionStatus
 from namesake.reliability.apply import corrected_segments, suggestion_counts
 from namesake.reliability.canonical import validate_entities
-from namesake.reliability.inputs import CheckedTranscript, TranscriptIn, check_cost, check_limits, to_segments
 from namesake.reliability.memory_policy import from_memory
 from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
-from namesake.reliability.reviewed import ReviewedTranscript, TimedSegment, reviewed
-from namesake.reliability.types import Candidate, Suggestion, SuggestionStatus
+from namesake.review.reviewed import ReviewedTranscript, TimedSegment, reviewed
 from namesake.transcripts.canonical_index import ReliabilityRagEnricher, index_canonical_entities
 from namesake.transcripts.retention import delete_transcript
 from namesake.transcripts.store import TranscriptStore, TranscriptView

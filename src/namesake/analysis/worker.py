@@ -6,9 +6,9 @@ from __future__ import annotations
 from namesake.core.errors import NamesakeError
 from namesake.core.settings import Settings
 from namesake.core.threads import set_thread_budget
+from namesake.domain.types import Candidate
 from namesake.language_model.scorer import build_language_model
 from namesake.reliability.pipeline import PipelineInputs, RunStats, run_stages, warm_stages
-from namesake.reliability.types import Candidate
 
 
 def warm_worker(settings: Settings, threads: int) -> None:

@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from namesake import __version__
 from namesake.adapters.runtime import Runtime, open_runtime
+from namesake.analysis.inputs import find_unwritable
 from namesake.api import errors
 from namesake.api.connected import SERVER_RECEIVE
 from namesake.api.deps import require_admin, require_key
@@ -31,7 +32,6 @@ from namesake.app.warmup import warm_up
 from namesake.core.logs import request_id
 from namesake.core.settings import Settings, get_settings, jobs_run_here
 from namesake.core.tenancy import key_scopes
-from namesake.reliability.inputs import find_unwritable
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128

@@ -11,7 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from namesake.app.services import Services
 from namesake.core.errors import ForbiddenError, UnauthorizedError
 from namesake.core.tenancy import Scope
-from namesake.reliability.inputs import ID_DESCRIPTION, ID_PATTERN
+from namesake.domain.identifiers import ID_DESCRIPTION, ID_PATTERN
 
 
 def get_services(request: Request) -> Services:

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
 from namesake.corrections_memory.repository import CorrectionState
-from namesake.reliability.inputs import EntityType, Identifier
-from namesake.reliability.reviewed import ReviewState
-from namesake.reliability.types import CorrectionStatus, MemoryScope, ReviewAction, Suggestion
+from namesake.domain.identifiers import EntityType, Identifier
+from namesake.domain.types import CorrectionStatus, MemoryScope, ReviewAction, Suggestion
+from namesake.review.reviewed import ReviewState
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 

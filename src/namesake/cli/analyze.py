@@ -21,7 +21,7 @@ from namesake.core.progress import progress
 if TYPE_CHECKING:
     from namesake.analysis.files import InputLine
     from namesake.analysis.service import AnalysisFailure, AnalysisResult
-    from namesake.reliability.types import Suggestion
+    from namesake.domain.types import Suggestion
 
 
 from namesake.cli.base import _check_id, _checked_models, _fail, _open_services, _settings, _stage_pool, app, err, out

@@ -19,9 +19,9 @@ from namesake.core.progress import progress
 from namesake.core.settings import Settings, describe_invalid, get_settings
 
 if TYPE_CHECKING:
+    from namesake.analysis.inputs import CheckedTranscript
     from namesake.analysis.pool import StagePool
     from namesake.app.services import Services
-    from namesake.reliability.inputs import CheckedTranscript
 
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
@@ -93,7 +93,7 @@ def _check_id(value: str | None, option: str) -> None:
     """Refuse, exit 2, an id the API could never address ("../../etc"): the rule every id follows."""
     from pydantic import TypeAdapter, ValidationError
 
-    from namesake.reliability.inputs import Identifier
+    from namesake.domain.identifiers import Identifier
 
     if value is None:
         return

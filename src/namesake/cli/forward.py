@@ -16,7 +16,7 @@ from namesake.app.address import announced_url
 from namesake.core.errors import NamesakeError, StoreError
 from namesake.core.settings import Settings
 from namesake.core.tenancy import parse_key
-from namesake.reliability.types import Suggestion
+from namesake.domain.types import Suggestion
 
 # How long the CLI waits for one transcript's analysis (a 9,000-word call takes seconds; a queue may be ahead).
 ANALYSE_TIMEOUT = 600.0

@@ -24,7 +24,7 @@ from namesake.cli.base import (
     err,
 )
 from namesake.core.errors import NamesakeError
-from namesake.reliability.reviewed import TextFormat, render
+from namesake.review.reviewed import TextFormat, render
 
 transcripts_app = typer.Typer(help="Transcripts as reviewed: what the pipeline applied and the reviewer decided.")
 app.add_typer(transcripts_app, name="transcripts", no_args_is_help=True)

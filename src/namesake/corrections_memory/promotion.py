@@ -17,8 +17,8 @@ from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror
 from namesake.adapters.vectors.base import VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.core.tenancy import SEPARATOR, key_scopes
+from namesake.domain.types import CorrectionStatus
 from namesake.reliability.canonical import TYPE_LISTS
-from namesake.reliability.types import CorrectionStatus
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int], None]

@@ -11,9 +11,9 @@ from namesake.adapters.vectors.base import VectorStore
 from namesake.core.errors import EmbedderError, VectorStoreError
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.scope import memory_filter
+from namesake.domain.types import Candidate
 from namesake.reliability.memory_policy import BoostParams, boost_for, take_remembered_final
 from namesake.reliability.pipeline import BoostStats
-from namesake.reliability.types import Candidate
 
 log = logging.getLogger(__name__)
 

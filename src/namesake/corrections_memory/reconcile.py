@@ -16,7 +16,7 @@ from namesake.adapters.models import CorrectionMirror
 from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import mirror_payload
-from namesake.reliability.types import CorrectionStatus
+from namesake.domain.types import CorrectionStatus
 from namesake.transcripts.canonical_index import collection_for, is_transcript_collection
 from namesake.transcripts.store import transcript_ids_in
 from namesake.users.claims import COLLECTIONS_LOCK

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters.db import Database
 from namesake.adapters.models import CorrectionMirror
-from namesake.reliability.types import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
+from namesake.domain.types import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
 
 
 def active_corrections(db: Database, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range
 from namesake.core.errors import InvalidInputError
 from namesake.core.text import compact, normalise
+from namesake.domain.types import CanonicalDictionary, MemoryScope, RememberedCorrection
 from namesake.reliability.memory_policy import EVERYDAY
 from namesake.reliability.remembered import everyday_zipf
-from namesake.reliability.types import CanonicalDictionary, MemoryScope, RememberedCorrection
 
 
 def memory_filter(

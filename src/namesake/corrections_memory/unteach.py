@@ -12,7 +12,7 @@ from namesake.adapters.vectors.base import VectorPoint
 from namesake.core.errors import ConflictError
 from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.writer import CorrectionMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
-from namesake.reliability.types import CorrectionStatus
+from namesake.domain.types import CorrectionStatus
 
 
 class UnteachOutcome(StrEnum):

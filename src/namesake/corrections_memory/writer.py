@@ -23,7 +23,7 @@ from namesake.core.text import compact, context_around, normalise
 from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.repository import in_conflict
 from namesake.corrections_memory.scope import memory_filter
-from namesake.reliability.types import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
+from namesake.domain.types import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
 from namesake.users.claims import claim_user, next_correction_number_in
 
 log = logging.getLogger(__name__)

@@ -2,8 +2,9 @@
 
 Each request's windows are packed into lines of their own (`compiled.pack`), never beside another request's; the
 lines waiting, whoever's, go through the graph a batch at a time, first come first read. A line's result does not
-depend on the lines it shares a batch with (bitwise, in bfloat16 too: `tests/integration/test_lm_batching.py`), so
-a transcript reads the same alone or under load. No thread of its own: a waiting caller reads the next batch when
+depend on the lines it shares a batch with (bit for bit on AVX-512 and AMX CPUs, in bfloat16 too; within 1e-4 nat
+on AVX2-only ones, whose kernels sum some batch shapes in another order: `tests/integration/test_lm_batching.py`),
+so a transcript reads the same alone or under load. No thread of its own: a waiting caller reads the next batch when
 the model is free, and returns as soon as its own lines are read.
 """
 

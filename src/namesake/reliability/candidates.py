@@ -14,9 +14,7 @@ from rapidfuzz.distance import Levenshtein
 
 from namesake.core.sounds import sound
 from namesake.core.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
-from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
-from namesake.reliability.remembered import remembered_candidates
-from namesake.reliability.types import (
+from namesake.domain.types import (
     DOT_SPOKEN,
     Candidate,
     CandidateSource,
@@ -25,6 +23,8 @@ from namesake.reliability.types import (
     Segment,
     web_address_suffix,
 )
+from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
+from namesake.reliability.remembered import remembered_candidates
 from namesake.reliability.windows import (
     MAX_SPELLED_LETTERS,
     MAX_WINDOW_CHARS,

@@ -14,8 +14,8 @@ from collections import defaultdict
 from dataclasses import replace
 
 from namesake.core.text import compact
+from namesake.domain.types import Candidate, Disposition, RememberedCorrection
 from namesake.reliability.memory_policy import apply_refusals
-from namesake.reliability.types import Candidate, Disposition, RememberedCorrection
 
 # What marks an edge-word form fix among a transcript's suggestions (stored with it, shown by the page).
 EDGE_FORM = "edge_form"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from rapidfuzz.distance import Levenshtein
 
 from namesake.core.text import compact, form_differs, normalise
+from namesake.domain.types import Candidate, CanonicalEntry
 from namesake.reliability.memory_policy import taught, taught_in_like_context
-from namesake.reliability.types import Candidate, CanonicalEntry
 
 INFLECTIONS = ("s", "es")
 # Two list values this alike in spelling are one name spelled two ways, or two names a recogniser confuses

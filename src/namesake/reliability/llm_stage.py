@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from namesake.core.errors import LLMCoolingDownError, LLMError, LLMRateLimitedError
 from namesake.core.text import compact
+from namesake.domain.types import Candidate, CanonicalDictionary, Mode
 from namesake.reliability.ports import LLMProvider
 from namesake.reliability.prompts import SYSTEM_PROMPT, build_user_prompt, canonical_list, context_of
-from namesake.reliability.types import Candidate, CanonicalDictionary, Mode
 
 log = logging.getLogger(__name__)
 

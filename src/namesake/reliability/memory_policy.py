@@ -13,8 +13,7 @@ from pathlib import Path
 
 from namesake.core.settings import Settings
 from namesake.core.text import compact, normalise
-from namesake.reliability.trees import TreeModel
-from namesake.reliability.types import (
+from namesake.domain.types import (
     DISPOSITION_RANK,
     Candidate,
     CandidateSource,
@@ -23,6 +22,7 @@ from namesake.reliability.types import (
     ReviewAction,
     Suggestion,
 )
+from namesake.reliability.trees import TreeModel
 
 # What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
 # often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,

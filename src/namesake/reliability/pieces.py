@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from namesake.core.text import compact
-from namesake.reliability.types import Candidate, CandidateSource, Disposition
+from namesake.domain.types import Candidate, CandidateSource, Disposition
 
 # What marks a suggestion made of pieces among a transcript's suggestions (the number of pieces, in its signals).
 PIECES = "pieces"

@@ -13,6 +13,15 @@ from namesake.core.settings import Settings
 from namesake.core.sounds import keep_dictionary_in
 from namesake.core.text import changes_text, tokenize
 from namesake.core.threads import thread_budget
+from namesake.domain.types import (
+    Candidate,
+    CandidateSource,
+    CanonicalDictionary,
+    Disposition,
+    Mode,
+    RememberedCorrection,
+    Segment,
+)
 from namesake.reliability.candidates import context_free_spans, spot_candidates
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
@@ -29,15 +38,6 @@ from namesake.reliability.scorer import (
     fill_signals,
     resolve_overlaps,
     score_candidates,
-)
-from namesake.reliability.types import (
-    Candidate,
-    CandidateSource,
-    CanonicalDictionary,
-    Disposition,
-    Mode,
-    RememberedCorrection,
-    Segment,
 )
 
 # Candidates whose signals are filled between two checks that the client still waits (a few milliseconds' work).

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from namesake.domain.types import Candidate, Disposition, Segment
 from namesake.reliability.memory_policy import bonus_of
 from namesake.reliability.ports import LanguageModel, Window
-from namesake.reliability.types import Candidate, Disposition, Segment
 
 # Zipf frequency of the original's most common word from which the model reads it: a word in use, everyday
 # ("comp", "teams") or not ("genomics" 2.99, "coolers" 2.92, "newscast" 2.66); not an unknown form ("Cytova" 0).

@@ -11,6 +11,14 @@ from collections import defaultdict
 
 from namesake.core.caches import memoised
 from namesake.core.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
+from namesake.domain.types import (
+    Candidate,
+    CandidateSource,
+    CanonicalEntry,
+    RememberedCorrection,
+    Segment,
+    TaughtMatch,
+)
 from namesake.reliability.memory_policy import (
     CONTEXT_WORDS,
     EVERYDAY_NUMBER,
@@ -18,14 +26,6 @@ from namesake.reliability.memory_policy import (
     context_share,
     is_one_off,
     may_inherit,
-)
-from namesake.reliability.types import (
-    Candidate,
-    CandidateSource,
-    CanonicalEntry,
-    RememberedCorrection,
-    Segment,
-    TaughtMatch,
 )
 from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,

@@ -22,6 +22,7 @@ from namesake.core.errors import ConfigurationError
 from namesake.core.settings import Settings
 from namesake.core.sounds import sound_similarity, syllable_similarity
 from namesake.core.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
+from namesake.domain.types import DISPOSITION_RANK, Candidate, Disposition, Segment
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import (
     BUNDLED_MEMORY_MODEL,
@@ -34,7 +35,6 @@ from namesake.reliability.memory_policy import (
 )
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
-from namesake.reliability.types import DISPOSITION_RANK, Candidate, Disposition, Segment
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (

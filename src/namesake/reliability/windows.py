@@ -21,7 +21,7 @@ from rapidfuzz.distance import Levenshtein
 from namesake.core.cancel import check_cancelled
 from namesake.core.sounds import sound
 from namesake.core.text import LETTER_NAMES, Token, compact, tokenize
-from namesake.reliability.types import Candidate, CandidateSource, CanonicalEntry, Segment
+from namesake.domain.types import Candidate, CandidateSource, CanonicalEntry, Segment
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48

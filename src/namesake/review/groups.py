@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from namesake.core.errors import InvalidInputError
-from namesake.reliability.types import MemoryScope, Suggestion
+from namesake.domain.types import MemoryScope, Suggestion
 
 # One request decides at most this many occurrences (a 9,000-word call repeats a pair a few dozen times).
 MAX_GROUP = 500

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection
-from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.domain.types import Suggestion, SuggestionStatus
 from namesake.transcripts.decisions import PairReach
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
 

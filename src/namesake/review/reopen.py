@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.domain.types import Suggestion, SuggestionStatus
 from namesake.review.ports import ReviewUnit
 from namesake.transcripts.suggestions import StoredSuggestion
 

@@ -10,8 +10,8 @@ from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInput
 from namesake.core.text import compact
 from namesake.corrections_memory.scope import default_scope
 from namesake.corrections_memory.writer import CorrectionInput
+from namesake.domain.types import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
 from namesake.reliability.edge_forms import EDGE_FORM
-from namesake.reliability.types import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
 from namesake.review.groups import GroupResult, check_group, pair_of
 from namesake.review.matches import other_matches
 from namesake.review.ports import ReviewUnitOfWork

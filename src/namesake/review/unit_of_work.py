@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from namesake.core.errors import NotFoundError
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, MemoryUnit, PreparedCorrection
-from namesake.reliability.types import Suggestion, SuggestionStatus
+from namesake.domain.types import Suggestion, SuggestionStatus
 from namesake.review.ports import Undone
 from namesake.transcripts import decisions as decisions_sql
 from namesake.transcripts import suggestions as rows_sql

@@ -11,8 +11,8 @@ from namesake.adapters.embeddings import Embedder
 from namesake.adapters.vectors.base import Filter, Match, PointId, VectorPoint, VectorStore
 from namesake.core.errors import CollectionNotFoundError
 from namesake.core.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION, Settings
+from namesake.domain.types import CanonicalDictionary
 from namesake.reliability.canonical import aggregate_payloads, chunk_payloads, chunk_point_id
-from namesake.reliability.types import CanonicalDictionary
 
 SCROLL_PAGE = 256
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters.models import ReviewDecision, SuggestionRow, Transcript
 from namesake.core.errors import NotFoundError
-from namesake.reliability.types import SuggestionStatus
+from namesake.domain.types import SuggestionStatus
 
 # The history a transcript shows: its last decisions, newest first.
 HISTORY_LIMIT = 200

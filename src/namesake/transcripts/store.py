@@ -17,7 +17,7 @@ from namesake.adapters.db import Database, json_text
 from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.core.errors import ConflictError, NotFoundError
 from namesake.core.tenancy import SEPARATOR
-from namesake.reliability.types import Candidate, CandidateSource, Suggestion, SuggestionStatus
+from namesake.domain.types import Candidate, CandidateSource, Suggestion, SuggestionStatus
 from namesake.users.claims import claim_user, forget_transcript_erasure, hold_collections_shared
 
 

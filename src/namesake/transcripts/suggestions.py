@@ -16,8 +16,8 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters.models import SuggestionRow, Transcript
 from namesake.core.errors import ConflictError, InvalidInputError, NotFoundError
-from namesake.reliability.inputs import MAX_OFFSET, EntityType, Identifier, Offset
-from namesake.reliability.types import CandidateSource, MemoryScope, Suggestion, SuggestionStatus
+from namesake.domain.identifiers import MAX_OFFSET, EntityType, Identifier, Offset
+from namesake.domain.types import CandidateSource, MemoryScope, Suggestion, SuggestionStatus
 from namesake.transcripts.store import ensure_transcript, suggestion_of
 
 

@@ -10,8 +10,8 @@ from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
 from namesake.core.errors import NotFoundError
-from namesake.reliability.explain import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
-from namesake.reliability.types import ENTITY_TYPES, SuggestionStatus
+from namesake.domain.types import ENTITY_TYPES, SuggestionStatus
+from namesake.review.explain import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
 # the page's modules (each under 400 lines), its style sheet and icon: only these names are served
@@ -55,7 +55,7 @@ def names(services: ServicesDep) -> Response:
         "FOLD_BELOW": services.runtime.settings.review_fold_below,
     }
     lines = [f"export const {name} = Object.freeze({json.dumps(value)});" for name, value in shared.items()]
-    body = "// Written by the server (SuggestionStatus, reliability.explain, settings).\n" + "\n".join(lines) + "\n"
+    body = "// Written by the server (SuggestionStatus, review.explain, settings).\n" + "\n".join(lines) + "\n"
     return Response(body, media_type="text/javascript; charset=utf-8", headers=HEADERS)
 
 

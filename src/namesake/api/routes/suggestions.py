@@ -23,8 +23,8 @@ from namesake.api.schemas import (
     ScopeOut,
     errors,
 )
-from namesake.reliability.inputs import Identifier
-from namesake.reliability.types import MemoryScope, ReviewAction
+from namesake.domain.identifiers import Identifier
+from namesake.domain.types import MemoryScope, ReviewAction
 from namesake.review.service import ReviewResult
 from namesake.transcripts.suggestions import ManualFix
 

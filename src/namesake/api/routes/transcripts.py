@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from namesake.analysis.engines import Engine, fixes_of, write_back
 from namesake.analysis.files import as_namesake, field_of
+from namesake.analysis.inputs import TranscriptIn
 from namesake.api.connected import while_connected
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import (
@@ -26,8 +27,8 @@ from namesake.api.schemas import (
 from namesake.app.services import Services
 from namesake.core.errors import InvalidInputError
 from namesake.core.tenancy import Scope
-from namesake.reliability.inputs import Identifier, TranscriptIn
-from namesake.reliability.reviewed import TextFormat, render
+from namesake.domain.identifiers import Identifier
+from namesake.review.reviewed import TextFormat, render
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 

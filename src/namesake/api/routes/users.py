@@ -15,7 +15,7 @@ from namesake.api.schemas import (
     VocabularyOut,
     errors,
 )
-from namesake.reliability.inputs import Identifier
+from namesake.domain.identifiers import Identifier
 from namesake.users.vocabulary import VocabularyFormat
 
 router = APIRouter(prefix="/v1", tags=["users"])

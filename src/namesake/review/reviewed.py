@@ -14,8 +14,8 @@ from enum import StrEnum
 from typing import Any
 
 from namesake.core.errors import InvalidInputError
+from namesake.domain.types import Suggestion, SuggestionStatus
 from namesake.reliability.apply import WRITTEN_IN, corrected_text
-from namesake.reliability.types import Suggestion, SuggestionStatus
 
 
 class ReviewState(StrEnum):
