@@ -119,6 +119,60 @@ def test_no_import_circle_between_modules() -> None:
     assert circles == []
 
 
+def _exported(package: str) -> set[str]:
+    """The names a package's face offers: its `__all__`."""
+    tree = ast.parse((ROOT / package / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return {ast.literal_eval(e) for e in node.value.elts} if isinstance(node.value, ast.List) else set()
+    return set()
+
+
+def _private_reach(tree: ast.AST, own: str) -> list[str]:
+    """Imports of another package's modules, or of a name its face does not offer."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("namesake.") and a.name.split(".")[1] != own]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("namesake."):
+            parts = node.module.split(".")
+            if parts[1] == own:
+                continue
+            if len(parts) > 2:
+                found.append(node.module)
+            else:
+                found += [f"{node.module}.{a.name}" for a in node.names if a.name not in _exported(parts[1])]
+    return found
+
+
+def test_no_module_reaches_behind_another_packages_face() -> None:
+    strays = {
+        str(p.relative_to(ROOT)): reach
+        for p in ROOT.rglob("*.py")
+        if "migrations" not in p.parts and p.parent != ROOT
+        and (reach := _private_reach(ast.parse(p.read_text()), p.relative_to(ROOT).parts[0]))
+    }  # fmt: skip
+    assert strays == {}
+
+
+def test_the_face_check_sees_a_reach_behind_it() -> None:
+    assert _private_reach(ast.parse("from namesake.reliability.scorer import decide"), "api") == [
+        "namesake.reliability.scorer"
+    ]
+    assert _private_reach(ast.parse("from namesake.domain import Nothing, Suggestion"), "api") == [
+        "namesake.domain.Nothing"
+    ]
+    assert _private_reach(ast.parse("from namesake.reliability.scorer import decide"), "reliability") == []
+
+
+def test_every_name_a_face_offers_is_there() -> None:
+    import importlib
+
+    for package in (p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()):
+        module = importlib.import_module(f"namesake.{package}")
+        assert [n for n in _exported(package) if not hasattr(module, n)] == [], package
+
+
 @pytest.mark.parametrize("package", sorted(FLOORS))
 def test_the_plan_names_only_packages_that_exist(package: str) -> None:
     assert (ROOT / package).is_dir() or (ROOT / f"{package}.py").is_file()

@@ -18,9 +18,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from namesake.core.errors import ConfigurationError, ConflictError, InvalidInputError, StoreError
-from namesake.core.settings import Settings
-from namesake.core.threads import BLAS_LOCK
+from namesake.core import BLAS_LOCK, ConfigurationError, ConflictError, InvalidInputError, Settings, StoreError
 
 log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"

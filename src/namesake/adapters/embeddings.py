@@ -11,9 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from namesake.adapters.encoder_weights import numpy_backend
-from namesake.core.errors import ConfigurationError, EmbedderError
-from namesake.core.settings import Settings
-from namesake.core.threads import BLAS_LOCK, thread_budget
+from namesake.core import BLAS_LOCK, ConfigurationError, EmbedderError, Settings, thread_budget
 
 # A BGE-M3 folder without these gets randomly initialised heads from FlagEmbedding, silently.
 BGE_M3_REQUIRED_FILES = ("colbert_linear.pt", "sparse_linear.pt", "config.json")

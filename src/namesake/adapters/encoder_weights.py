@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from namesake.core.paths import shown
+from namesake.core import shown
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from namesake.domain.types import CorrectionStatus, MemoryScope, ReviewAction, SuggestionStatus
+from namesake.domain import CorrectionStatus, MemoryScope, ReviewAction, SuggestionStatus
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

@@ -11,9 +11,8 @@ from typing import Any
 
 import httpx
 
-from namesake.core.errors import LLMCoolingDownError, LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError
-from namesake.core.settings import Settings
-from namesake.reliability.ports import LLMProvider
+from namesake.core import LLMCoolingDownError, LLMError, LLMOutputError, LLMRateLimitedError, LLMServerError, Settings
+from namesake.reliability import LLMProvider
 
 
 def parse_json_object(content: str) -> dict[str, Any]:

@@ -9,9 +9,9 @@ from namesake.adapters.db import Database, open_database
 from namesake.adapters.embeddings import CachedEmbedder, Embedder, build_embedder
 from namesake.adapters.remote_llm import LLMProvider, build_llm
 from namesake.adapters.vectors import VectorStore, open_vector_store
-from namesake.core.settings import Settings
-from namesake.language_model.scorer import LocalLanguageModel, build_language_model, model_file
-from namesake.reliability.ports import LanguageModel, Window
+from namesake.core import Settings
+from namesake.language_model import LocalLanguageModel, build_language_model, model_file
+from namesake.reliability import LanguageModel, Window
 
 # what `Runtime.preloaded_context_model` holds until the language model is first asked for
 NOT_LOADED = object()

@@ -1,2 +1,62 @@
 """The analysis service: transcripts read from files or requests, fed to the pure stages (in-process or in the
 worker pool), and their suggestions saved."""
+
+from typing import TYPE_CHECKING
+
+from namesake.core import lazy_names
+
+if TYPE_CHECKING:
+    from namesake.analysis.early import start_early
+    from namesake.analysis.engines import Engine, fixes_of, write_back
+    from namesake.analysis.files import InputLine, as_namesake, field_of, parse_transcript, read_batch
+    from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, find_unwritable
+    from namesake.analysis.pool import StagePool
+    from namesake.analysis.service import AnalysisFailure, AnalysisResult, AnalysisService
+
+__all__ = [
+    "AnalysisFailure",
+    "AnalysisResult",
+    "AnalysisService",
+    "CheckedTranscript",
+    "Engine",
+    "InputLine",
+    "StagePool",
+    "TranscriptIn",
+    "as_namesake",
+    "field_of",
+    "find_unwritable",
+    "fixes_of",
+    "parse_transcript",
+    "read_batch",
+    "start_early",
+    "write_back",
+]
+__getattr__ = lazy_names(
+    "namesake.analysis",
+    {
+        "namesake.analysis.early": ("start_early",),
+        "namesake.analysis.engines": (
+            "Engine",
+            "fixes_of",
+            "write_back",
+        ),
+        "namesake.analysis.files": (
+            "InputLine",
+            "as_namesake",
+            "field_of",
+            "parse_transcript",
+            "read_batch",
+        ),
+        "namesake.analysis.inputs": (
+            "CheckedTranscript",
+            "TranscriptIn",
+            "find_unwritable",
+        ),
+        "namesake.analysis.pool": ("StagePool",),
+        "namesake.analysis.service": (
+            "AnalysisFailure",
+            "AnalysisResult",
+            "AnalysisService",
+        ),
+    },
+)

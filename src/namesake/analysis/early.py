@@ -9,9 +9,8 @@ import threading
 from collections.abc import Sequence
 
 from namesake.analysis.inputs import CheckedTranscript, to_segments
-from namesake.core.settings import Settings
-from namesake.reliability.canonical import aggregate_payloads, chunk_payloads
-from namesake.reliability.pipeline import PipelineInputs, warm_stages, would_read
+from namesake.core import Settings
+from namesake.reliability import PipelineInputs, aggregate_payloads, chunk_payloads, warm_stages, would_read
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +27,7 @@ def start_early(settings: Settings, transcripts: Sequence[CheckedTranscript]) ->
             if settings.reliability_language_model != "none" and any(
                 would_read(early_inputs(t), settings) for t in transcripts[:LOOK_AT]
             ):
-                from namesake.language_model.scorer import build_language_model, warm_read
+                from namesake.language_model import build_language_model, warm_read
 
                 model = build_language_model(settings)  # the process's model: the run's first reading finds it
                 if model is not None:

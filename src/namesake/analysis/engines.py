@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from namesake.core.errors import InvalidInputError
-from namesake.domain.types import Suggestion
-from namesake.reliability.apply import WRITTEN_IN
+from namesake.core import InvalidInputError
+from namesake.domain import Suggestion
+from namesake.reliability import WRITTEN_IN
 
 
 class Engine(StrEnum):

@@ -17,8 +17,7 @@ from pydantic import ValidationError
 
 from namesake.analysis.engines import Engine, detect, to_transcript
 from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_limits, find_unwritable
-from namesake.core.errors import InvalidInputError, NamesakeError
-from namesake.core.settings import Settings
+from namesake.core import InvalidInputError, NamesakeError, Settings
 
 NOT_AN_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
 

@@ -7,11 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
 
-from namesake.core.errors import InputTooLargeError, InvalidInputError
-from namesake.core.settings import Settings
-from namesake.domain.identifiers import NUL, Identifier, Offset, Seconds
-from namesake.domain.types import Segment, Word
-from namesake.reliability.canonical import validate_entities
+from namesake.core import InputTooLargeError, InvalidInputError, Settings
+from namesake.domain import NUL, Identifier, Offset, Seconds, Segment, Word
+from namesake.reliability import validate_entities
 
 
 class WordIn(BaseModel):

@@ -8,10 +8,9 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from namesake.analysis.worker import run_in_worker, warm_worker
-from namesake.core.settings import Settings
-from namesake.core.threads import BLAS_LOCK, set_thread_budget
-from namesake.domain.types import Candidate
-from namesake.reliability.pipeline import PipelineInputs, RunStats
+from namesake.core import BLAS_LOCK, Settings, set_thread_budget
+from namesake.domain import Candidate
+from namesake.reliability import PipelineInputs, RunStats
 
 # Threads of one analysis in a worker process (one worker per core).
 WORKER_THREADS = 1

@@ -9,9 +9,8 @@ import logging
 try:
     from namesake.analysis.pool import WORKER_THREADS
     from namesake.analysis.worker import run_in_worker, warm_worker  # noqa: F401  (what a worker runs: imported here once)
-    from namesake.core.settings import Settings
-    from namesake.core.threads import set_thread_budget
-    from namesake.reliability.pipeline import warm_stages
+    from namesake.core import Settings, set_thread_budget
+    from namesake.reliability import warm_stages
 
     set_thread_budget(WORKER_THREADS)  # the fork server exists for the pool's one-thread workers
     warm_stages(Settings())  # the process's settings: a worker given others loads what differs in its initializer

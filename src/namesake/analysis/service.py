@@ -11,11 +11,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from namesake.adapters.runtime import Runtime
+from namesake.adapters import Runtime
 from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_cost, check_limits, to_segments
 from namesake.analysis.pool import StagePool
-from namesake.core.cancel import CancelledWork, check_cancelled
-from namesake.core.errors import (
+from namesake.core import (
+    DEFAULT_USER,
+    CancelledWork,
     ConflictError,
     GoneError,
     InputTooLargeError,
@@ -23,22 +24,36 @@ from namesake.core.errors import (
     NamesakeError,
     NotFoundError,
     WorkerError,
+    check_cancelled,
+    context_around,
 )
-from namesake.core.tenancy import DEFAULT_USER
-from namesake.core.text import context_around
-from namesake.corrections_memory.promotion import promoted_vocabulary_in
-from namesake.corrections_memory.refusals import refused_pairs_in
-from namesake.corrections_memory.repository import active_corrections_in
-from namesake.corrections_memory.scope import listed_values, split_by_scope
-from namesake.domain.types import Candidate, Suggestion, SuggestionStatus
-from namesake.reliability.apply import corrected_segments, suggestion_counts
-from namesake.reliability.canonical import validate_entities
-from namesake.reliability.memory_policy import from_memory
-from namesake.reliability.pipeline import MemoryBooster, PipelineInputs, RunStats, run_stages, warm_stages
-from namesake.review.reviewed import ReviewedTranscript, TimedSegment, reviewed
-from namesake.transcripts.canonical_index import ReliabilityRagEnricher, index_canonical_entities
-from namesake.transcripts.retention import delete_transcript
-from namesake.transcripts.store import TranscriptStore, TranscriptView
+from namesake.corrections_memory import (
+    active_corrections_in,
+    listed_values,
+    promoted_vocabulary_in,
+    refused_pairs_in,
+    split_by_scope,
+)
+from namesake.domain import Candidate, Suggestion, SuggestionStatus
+from namesake.reliability import (
+    MemoryBooster,
+    PipelineInputs,
+    RunStats,
+    corrected_segments,
+    from_memory,
+    run_stages,
+    suggestion_counts,
+    validate_entities,
+    warm_stages,
+)
+from namesake.review import ReviewedTranscript, TimedSegment, reviewed
+from namesake.transcripts import (
+    ReliabilityRagEnricher,
+    TranscriptStore,
+    TranscriptView,
+    delete_transcript,
+    index_canonical_entities,
+)
 
 log = logging.getLogger(__name__)
 

@@ -3,12 +3,10 @@ stores, so that the fork server the workers come from imports only this (and the
 
 from __future__ import annotations
 
-from namesake.core.errors import NamesakeError
-from namesake.core.settings import Settings
-from namesake.core.threads import set_thread_budget
-from namesake.domain.types import Candidate
-from namesake.language_model.scorer import build_language_model
-from namesake.reliability.pipeline import PipelineInputs, RunStats, run_stages, warm_stages
+from namesake.core import NamesakeError, Settings, set_thread_budget
+from namesake.domain import Candidate
+from namesake.language_model import build_language_model
+from namesake.reliability import PipelineInputs, RunStats, run_stages, warm_stages
 
 
 def warm_worker(settings: Settings, threads: int) -> None:

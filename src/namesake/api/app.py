@@ -16,22 +16,16 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 
 from namesake import __version__
-from namesake.adapters.runtime import Runtime, open_runtime
-from namesake.analysis.inputs import find_unwritable
-from namesake.api import errors
+from namesake.adapters import Runtime, open_runtime
+from namesake.analysis import find_unwritable
 from namesake.api.connected import SERVER_RECEIVE
 from namesake.api.deps import require_admin, require_key
+from namesake.api.errors import error_body
+from namesake.api.errors import install as install_error_handlers
 from namesake.api.routes import health, jobs, review_page, suggestions, transcripts, users
 from namesake.api.schemas import errors as error_responses
-from namesake.app.address import announce, withdraw
-from namesake.app.idle import IdleGiveBack
-from namesake.app.metrics import Metrics
-from namesake.app.scheduler import start_scheduler
-from namesake.app.services import build_services
-from namesake.app.warmup import warm_up
-from namesake.core.logs import request_id
-from namesake.core.settings import Settings, get_settings, jobs_run_here
-from namesake.core.tenancy import key_scopes
+from namesake.app import IdleGiveBack, Metrics, announce, build_services, start_scheduler, warm_up, withdraw
+from namesake.core import Settings, get_settings, jobs_run_here, key_scopes, request_id
 
 # A client's X-Request-ID is kept up to this many characters.
 REQUEST_ID_MAX = 128
@@ -58,12 +52,12 @@ def _json_unsaid(request: Request, raw: bytes) -> Response | None:
         return None
     if said not in UNSAID_JSON:  # XML, a multipart form, an image: never JSON, whatever the bytes
         message = f"the body is {said}, not JSON: send JSON with Content-Type: application/json"
-        return JSONResponse(errors.error_body("UNSUPPORTED_MEDIA_TYPE", message, "Content-Type"), status_code=415)
+        return JSONResponse(error_body("UNSUPPORTED_MEDIA_TYPE", message, "Content-Type"), status_code=415)
     try:
         json.loads(raw)
     except ValueError:
         message = f"the body is not JSON ({said or 'no content type'}): send JSON with Content-Type: application/json"
-        return JSONResponse(errors.error_body("UNSUPPORTED_MEDIA_TYPE", message, "Content-Type"), status_code=415)
+        return JSONResponse(error_body("UNSUPPORTED_MEDIA_TYPE", message, "Content-Type"), status_code=415)
     headers = [(k, v) for k, v in request.scope["headers"] if k.lower() != b"content-type"]
     request.scope["headers"] = [*headers, (b"content-type", b"application/json")]
     return None
@@ -111,7 +105,7 @@ def create_app(
     app = FastAPIOffline(title="namesake", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     app.state.key_scopes = key_scopes(settings.namesake_api_keys)  # parsed once, not per request
-    errors.install(app)
+    install_error_handlers(app)
     max_body = settings.max_request_bytes
 
     @app.middleware("http")
@@ -128,7 +122,7 @@ def create_app(
 
     async def _limited(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         too_large = JSONResponse(
-            errors.error_body("TOO_LARGE", f"request body over {max_body} bytes", "body"), status_code=413
+            error_body("TOO_LARGE", f"request body over {max_body} bytes", "body"), status_code=413
         )
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > max_body:
@@ -151,7 +145,7 @@ def create_app(
                 bad = _unwritable_field(raw)
                 if bad is not None:
                     field, why = bad
-                    return JSONResponse(errors.error_body("INVALID_INPUT", f"{field}: {why}", field), 422)
+                    return JSONResponse(error_body("INVALID_INPUT", f"{field}: {why}", field), 422)
         t0 = time.perf_counter()
         response = await call_next(request)
         route = getattr(request.scope.get("route"), "path", "unmatched")

@@ -11,7 +11,7 @@ import anyio
 from starlette.requests import Request
 from starlette.types import Message, Receive
 
-from namesake.core.cancel import CancelledWork, cancellable
+from namesake.core import CancelledWork, cancellable
 
 T = TypeVar("T")
 # How often a request's connection is asked whether its client is still there (seconds).

@@ -8,10 +8,9 @@ from typing import Annotated
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from namesake.app.services import Services
-from namesake.core.errors import ForbiddenError, UnauthorizedError
-from namesake.core.tenancy import Scope
-from namesake.domain.identifiers import ID_DESCRIPTION, ID_PATTERN
+from namesake.app import Services
+from namesake.core import ForbiddenError, Scope, UnauthorizedError
+from namesake.domain import ID_DESCRIPTION, ID_PATTERN
 
 
 def get_services(request: Request) -> Services:

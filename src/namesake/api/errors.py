@@ -10,9 +10,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from namesake.core.cancel import CancelledWork
-from namesake.core.errors import (
+from namesake.core import (
     BusyError,
+    CancelledWork,
     ConflictError,
     ForbiddenError,
     GoneError,
@@ -20,10 +20,10 @@ from namesake.core.errors import (
     InvalidInputError,
     NamesakeError,
     NotFoundError,
+    Scope,
     StoreError,
     UnauthorizedError,
 )
-from namesake.core.tenancy import Scope
 
 log = logging.getLogger(__name__)
 STATUS: list[tuple[type[NamesakeError], int]] = [

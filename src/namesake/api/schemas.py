@@ -6,10 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
-from namesake.corrections_memory.repository import CorrectionState
-from namesake.domain.identifiers import EntityType, Identifier
-from namesake.domain.types import CorrectionStatus, MemoryScope, ReviewAction, Suggestion
-from namesake.review.reviewed import ReviewState
+from namesake.corrections_memory import CorrectionState
+from namesake.domain import CorrectionStatus, EntityType, Identifier, MemoryScope, ReviewAction, Suggestion
+from namesake.review import ReviewState
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from namesake.core.settings import Settings
+from namesake.core import Settings
 
 SERVE_FILE = "serve.json"
 

@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from namesake.core.errors import BusyError
+from namesake.core import BusyError
 
 # How many recent completions the drain rate is read from, and how old one may be to count (seconds).
 RECENT_DONE = 16

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from namesake.app.admission import Admission
-from namesake.core.caches import give_back
+from namesake.core import give_back
 
 log = logging.getLogger(__name__)
 # How often the server looks whether it has become idle (seconds).

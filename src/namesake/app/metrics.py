@@ -7,7 +7,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, GCCollector, Histogram, PlatformCollector, ProcessCollector
 
-from namesake.domain.types import SuggestionStatus
+from namesake.domain import SuggestionStatus
 
 
 @dataclass

@@ -11,7 +11,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from namesake.jobs.runner import JobAlreadyRunningError
+from namesake.jobs import JobAlreadyRunningError
 
 if TYPE_CHECKING:
     from namesake.app.services import Services

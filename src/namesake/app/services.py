@@ -8,27 +8,33 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from namesake.adapters.runtime import Runtime
-from namesake.analysis.service import AnalysisService
+from namesake.adapters import Runtime
+from namesake.analysis import AnalysisService
 from namesake.app.admission import Admission
 from namesake.app.metrics import Metrics
-from namesake.core.errors import NamesakeError
-from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-from namesake.corrections_memory.cleanup import ErasureReceipt
-from namesake.corrections_memory.forget import ForgetReceipt, forget_correction
-from namesake.corrections_memory.promotion import promoted_vocabulary
-from namesake.corrections_memory.reader import CorrectionsMemoryReader
-from namesake.corrections_memory.refusals import Refusal, forget_refusal, list_refusals
-from namesake.corrections_memory.repository import active_corrections, list_corrections
-from namesake.corrections_memory.writer import CorrectionMemoryWriter
-from namesake.jobs import tasks
-from namesake.jobs.runner import JobOutcome
-from namesake.review.service import ReviewService
-from namesake.review.unit_of_work import SqlReviewUnitOfWork
-from namesake.transcripts.canonical_index import ReliabilityRagEnricher
-from namesake.transcripts.retention import TranscriptDeletion, delete_transcript
-from namesake.transcripts.store import TranscriptStore
-from namesake.users.vocabulary import build_terms, export
+from namesake.core import NamesakeError
+from namesake.corrections_memory import (
+    CorrectionMemoryWriter,
+    CorrectionsMemoryBootstrap,
+    CorrectionsMemoryReader,
+    ErasureReceipt,
+    ForgetReceipt,
+    Refusal,
+    active_corrections,
+    forget_correction,
+    forget_refusal,
+    list_corrections,
+    list_refusals,
+    promoted_vocabulary,
+)
+from namesake.jobs import JobOutcome
+from namesake.jobs import erase_user as erase_user_job
+from namesake.jobs import expire_transcripts as expire_transcripts_job
+from namesake.jobs import promote as promote_job
+from namesake.jobs import reconcile as reconcile_job
+from namesake.review import ReviewService, SqlReviewUnitOfWork
+from namesake.transcripts import ReliabilityRagEnricher, TranscriptDeletion, TranscriptStore, delete_transcript
+from namesake.users import build_terms, export
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +52,17 @@ class Services:
 
     def promote(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
         """The promotion job, counted in the metrics however it was started (HTTP, CLI, scheduler)."""
-        outcome = tasks.promote(
-            self.runtime, progress=progress, on_alert=lambda _n: self.metrics.promotion_alerts.inc()
-        )
+        outcome = promote_job(self.runtime, progress=progress, on_alert=lambda _n: self.metrics.promotion_alerts.inc())
         self.metrics.promotions.inc(outcome.report.promoted)
         return outcome
 
     def reconcile(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
         """The reconciliation job."""
-        return tasks.reconcile(self.runtime, progress=progress)
+        return reconcile_job(self.runtime, progress=progress)
 
     def expire_transcripts(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
         """The retention job (nothing to do unless TRANSCRIPT_RETENTION_DAYS is set)."""
-        return tasks.expire_transcripts(self.runtime, progress=progress)
+        return expire_transcripts_job(self.runtime, progress=progress)
 
     def delete_transcript(self, transcript_id: str) -> TranscriptDeletion:
         """One transcript, its suggestions and its canonical entities."""
@@ -103,7 +107,7 @@ class Services:
 
     def erase_user(self, user_id: str, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
         """GDPR erasure of one user, with its receipt."""
-        return tasks.erase_user(self.runtime, user_id, progress=progress)
+        return erase_user_job(self.runtime, user_id, progress=progress)
 
     def vocabulary(self, user_id: str, fmt: str, transcript_id: str | None = None) -> dict[str, Any]:
         """What the user taught (and, with a transcript, its canonical list) in an ASR engine's request shape."""

@@ -7,12 +7,11 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from namesake.adapters.runtime import Runtime
-from namesake.core.errors import NamesakeError
-from namesake.core.settings import CORRECTIONS_COLLECTION
-from namesake.corrections_memory.scope import memory_filter
-from namesake.language_model.scorer import warm_read
-from namesake.reliability.pipeline import warm_stages
+from namesake.adapters import Runtime
+from namesake.core import CORRECTIONS_COLLECTION, NamesakeError
+from namesake.corrections_memory import memory_filter
+from namesake.language_model import warm_read
+from namesake.reliability import warm_stages
 
 log = logging.getLogger(__name__)
 # Connections opened ahead: as many as the pool keeps (db.py: pool_size=10).

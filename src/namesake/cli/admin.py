@@ -9,9 +9,8 @@ from urllib.parse import quote, urlencode
 
 import typer
 
-from namesake.core.errors import InvalidInputError, NamesakeError
-from namesake.core.progress import progress
-from namesake.users.vocabulary import VocabularyFormat
+from namesake.core import InvalidInputError, NamesakeError, progress
+from namesake.users import VocabularyFormat
 
 if TYPE_CHECKING:
     pass
@@ -41,7 +40,7 @@ from namesake.cli.base import (
 @db_app.command("upgrade")
 def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
     """Run migrations up to REVISION on DATABASE_URL (or the embedded PostgreSQL)."""
-    from namesake.adapters.db import current_revision, open_database, upgrade
+    from namesake.adapters import current_revision, open_database, upgrade
 
     settings = _settings()
     try:
@@ -62,7 +61,7 @@ def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")]
 @db_app.command("current")
 def db_current() -> None:
     """Print the revision the database is at, and the newest one this version ships."""
-    from namesake.adapters.db import current_revision, open_database, revisions
+    from namesake.adapters import current_revision, open_database, revisions
 
     settings = _settings()
     try:
@@ -88,9 +87,8 @@ def serve(
     """
     import uvicorn
 
-    from namesake.api.app import create_app
-    from namesake.core.caches import few_heap_arenas
-    from namesake.core.logs import configure_logging
+    from namesake.api import create_app
+    from namesake.core import configure_logging, few_heap_arenas
 
     configure_logging()
     # once ready, it says where it listens in the data dir: `namesake analyze` there sends its work to it
@@ -109,7 +107,7 @@ def serve(
 @jobs_app.command("promote")
 def jobs_promote(as_json: JsonOption = False) -> None:
     """Promote frequent corrections whose quarantine ended to canonical vocabulary (exit 3 if already running)."""
-    from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
+    from namesake.corrections_memory import CorrectionsMemoryPromotion
 
     _run_job(
         "promotion",
@@ -123,7 +121,7 @@ def jobs_promote(as_json: JsonOption = False) -> None:
 @jobs_app.command("reconcile")
 def jobs_reconcile(as_json: JsonOption = False) -> None:
     """Make the corrections index agree with PostgreSQL (exit 3 if already running)."""
-    from namesake.core.settings import CORRECTIONS_COLLECTION
+    from namesake.core import CORRECTIONS_COLLECTION
 
     _run_job(
         "reconciliation",

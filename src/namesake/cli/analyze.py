@@ -14,14 +14,12 @@ import typer
 from rich import box
 from rich.table import Table
 
-from namesake.analysis.engines import Engine, fixes_of, write_back
-from namesake.core.errors import NamesakeError
-from namesake.core.progress import progress
+from namesake.analysis import Engine, fixes_of, write_back
+from namesake.core import NamesakeError, progress
 
 if TYPE_CHECKING:
-    from namesake.analysis.files import InputLine
-    from namesake.analysis.service import AnalysisFailure, AnalysisResult
-    from namesake.domain.types import Suggestion
+    from namesake.analysis import AnalysisFailure, AnalysisResult, InputLine
+    from namesake.domain import Suggestion
 
 
 from namesake.cli.base import _check_id, _checked_models, _fail, _open_services, _settings, _stage_pool, app, err, out
@@ -86,7 +84,7 @@ def analyze(
 
     A bad transcript of a batch is named (file:line and why) on stderr and as an error object in its place in
     the output; the others are analysed, and the exit status is 2 at the end."""
-    from namesake.analysis.files import read_batch
+    from namesake.analysis import read_batch
 
     settings = _settings()
     _check_id(user, "--user")
@@ -103,7 +101,7 @@ def analyze(
             err.print(f"error: {_failed(failed, len(lines))}", markup=False)
             raise typer.Exit(2)
         return
-    from namesake.analysis.service import AnalysisFailure  # the stores' modules: only for a run in this process
+    from namesake.analysis import AnalysisFailure  # the stores' modules: only for a run in this process
 
     if workers == 0:
         workers = (os.cpu_count() or 1) if len(good) >= PARALLEL_FROM else 1
@@ -236,7 +234,7 @@ def demo() -> None:
     """Analyse the bundled sample meetings (English and French) on the embedded stack and print the suggestions."""
     from importlib import resources
 
-    from namesake.analysis.files import parse_transcript
+    from namesake.analysis import parse_transcript
 
     settings = _settings()
     with _open_services(settings) as services:

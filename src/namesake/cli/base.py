@@ -14,14 +14,11 @@ from rich.console import Console
 from rich.table import Table
 
 from namesake import __version__
-from namesake.core.errors import ConfigurationError, NamesakeError
-from namesake.core.progress import progress
-from namesake.core.settings import Settings, describe_invalid, get_settings
+from namesake.core import ConfigurationError, NamesakeError, Settings, describe_invalid, get_settings, progress
 
 if TYPE_CHECKING:
-    from namesake.analysis.inputs import CheckedTranscript
-    from namesake.analysis.pool import StagePool
-    from namesake.app.services import Services
+    from namesake.analysis import CheckedTranscript, StagePool
+    from namesake.app import Services
 
 
 app = typer.Typer(help="namesake: keep ASR transcripts true to the names people use.", no_args_is_help=True)
@@ -66,7 +63,7 @@ def _settings() -> Settings:
 
 def _check_models(settings: Settings) -> None:
     """The scoring models and the settings they were fitted for, before a store is opened or a row written."""
-    from namesake.reliability.scorer import Scorer
+    from namesake.reliability import Scorer
 
     try:
         Scorer.from_settings(settings)
@@ -93,7 +90,7 @@ def _check_id(value: str | None, option: str) -> None:
     """Refuse, exit 2, an id the API could never address ("../../etc"): the rule every id follows."""
     from pydantic import TypeAdapter, ValidationError
 
-    from namesake.domain.identifiers import Identifier
+    from namesake.domain import Identifier
 
     if value is None:
         return
@@ -113,7 +110,7 @@ def _stage_pool(settings: Settings, workers: int) -> Iterator[StagePool | None]:
     if workers <= 1:
         yield None
         return
-    from namesake.analysis.pool import StagePool
+    from namesake.analysis import StagePool
 
     with StagePool(settings, workers) as pool:
         yield pool
@@ -125,9 +122,9 @@ def _open_services(settings: Settings, *, early: Sequence[CheckedTranscript] | N
 
     With `early` (the transcripts a one-process run will analyse), what they need starts on a thread meanwhile
     (analysis.early)."""
-    from namesake.adapters.runtime import open_runtime
-    from namesake.analysis.early import start_early
-    from namesake.app.services import build_services
+    from namesake.adapters import open_runtime
+    from namesake.analysis import start_early
+    from namesake.app import build_services
 
     warming = start_early(settings, early) if early is not None else None
     try:
@@ -216,7 +213,7 @@ def _run_job(
     as_json: bool = False,
 ) -> None:
     """Run one job with progress on stderr and a summary (table, or JSON); exit 3 when another runner holds it."""
-    from namesake.jobs.runner import JobAlreadyRunningError
+    from namesake.jobs import JobAlreadyRunningError
 
     settings = _settings()
     server = _server(settings)

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from namesake.cli.base import _settings, app
-from namesake.core import user_cache
+from namesake.core import clear as clear_cache
+from namesake.core import entries as cache_entries
 
 cache_app = typer.Typer(
     help="The user cache: the models' weights, the compiled language model and other rebuilt files."
@@ -26,7 +27,7 @@ def _mb(size: int) -> str:
 def cache_info(as_json: JsonOption = False) -> None:
     """Where the cache is (NAMESAKE_CACHE_DIR), what it holds and how much; all of it is rebuilt when missing."""
     root = _settings().namesake_cache_dir
-    listed = user_cache.entries(root)
+    listed = cache_entries(root)
     total = sum(size for _, size in listed)
     if as_json:
         body = {"path": str(root), "bytes": total, "entries": [{"name": n, "bytes": s} for n, s in listed]}
@@ -40,7 +41,7 @@ def cache_info(as_json: JsonOption = False) -> None:
 def cache_clear(as_json: JsonOption = False) -> None:
     """Remove what the cache holds; the next run writes again what it needs (the first one is slower)."""
     root = _settings().namesake_cache_dir
-    freed = user_cache.clear(root)
+    freed = clear_cache(root)
     if as_json:
         sys.stdout.write(json.dumps({"path": str(root), "freed_bytes": freed}) + "\n")
         return

@@ -12,11 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from namesake.app.address import announced_url
-from namesake.core.errors import NamesakeError, StoreError
-from namesake.core.settings import Settings
-from namesake.core.tenancy import parse_key
-from namesake.domain.types import Suggestion
+from namesake.app import announced_url
+from namesake.core import NamesakeError, Settings, StoreError, parse_key
+from namesake.domain import Suggestion
 
 # How long the CLI waits for one transcript's analysis (a 9,000-word call takes seconds; a queue may be ahead).
 ANALYSE_TIMEOUT = 600.0

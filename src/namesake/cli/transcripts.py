@@ -23,8 +23,8 @@ from namesake.cli.base import (
     app,
     err,
 )
-from namesake.core.errors import NamesakeError
-from namesake.review.reviewed import TextFormat, render
+from namesake.core import NamesakeError
+from namesake.review import TextFormat, render
 
 transcripts_app = typer.Typer(help="Transcripts as reviewed: what the pipeline applied and the reviewer decided.")
 app.add_typer(transcripts_app, name="transcripts", no_args_is_help=True)

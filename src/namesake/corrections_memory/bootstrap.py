@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from namesake.adapters.embeddings import Embedder
-from namesake.adapters.vectors.base import IndexKind, VectorStore
-from namesake.core.errors import DimensionMismatchError
-from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.adapters import Embedder, IndexKind, VectorStore
+from namesake.core import CORRECTIONS_COLLECTION, DimensionMismatchError, Settings
 
 PAYLOAD_INDEXES: tuple[tuple[str, IndexKind, bool], ...] = (
     ("user_id", "keyword", True),  # tenant key: co-locates a user's points on a server

@@ -8,19 +8,18 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import (
+from namesake.adapters import (
     CanonicalVocabulary,
     CorrectionMirror,
+    Database,
     ForgottenRefusal,
+    VectorStore,
 )
-from namesake.adapters.vectors.base import VectorStore
-from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.core import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.promotion import min_tenants, refresh_global_vocabulary
 from namesake.corrections_memory.scope import memory_filter
-from namesake.transcripts.canonical_index import drop_transcript_entities
-from namesake.transcripts.store import transcript_ids_in, user_row_counts_in
-from namesake.users.claims import delete_user_in, mark_erased, mark_transcripts_erased, user_count_in, user_lock_key
+from namesake.transcripts import drop_transcript_entities, transcript_ids_in, user_row_counts_in
+from namesake.users import delete_user_in, mark_erased, mark_transcripts_erased, user_count_in, user_lock_key
 
 PAGE = 1000
 Progress = Callable[[str, int], None]

@@ -7,12 +7,9 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import CorrectionMirror
-from namesake.adapters.vectors.base import VectorStore
-from namesake.core.errors import NotFoundError
-from namesake.core.settings import CORRECTIONS_COLLECTION
-from namesake.users.claims import claim_user
+from namesake.adapters import CorrectionMirror, Database, VectorStore
+from namesake.core import CORRECTIONS_COLLECTION, NotFoundError
+from namesake.users import claim_user
 
 
 @dataclass(frozen=True)

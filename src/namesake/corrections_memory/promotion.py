@@ -12,13 +12,10 @@ from sqlalchemy import ColumnElement, CursorResult, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import CanonicalVocabulary, CorrectionMirror
-from namesake.adapters.vectors.base import VectorStore
-from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.core.tenancy import SEPARATOR, key_scopes
-from namesake.domain.types import CorrectionStatus
-from namesake.reliability.canonical import TYPE_LISTS
+from namesake.adapters import CanonicalVocabulary, CorrectionMirror, Database, VectorStore
+from namesake.core import CORRECTIONS_COLLECTION, SEPARATOR, Settings, key_scopes
+from namesake.domain import CorrectionStatus
+from namesake.reliability import TYPE_LISTS
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int], None]

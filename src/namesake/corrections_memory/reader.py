@@ -6,14 +6,11 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from namesake.adapters.embeddings import Embedder
-from namesake.adapters.vectors.base import VectorStore
-from namesake.core.errors import EmbedderError, VectorStoreError
-from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.adapters import Embedder, VectorStore
+from namesake.core import CORRECTIONS_COLLECTION, EmbedderError, Settings, VectorStoreError
 from namesake.corrections_memory.scope import memory_filter
-from namesake.domain.types import Candidate
-from namesake.reliability.memory_policy import BoostParams, boost_for, take_remembered_final
-from namesake.reliability.pipeline import BoostStats
+from namesake.domain import Candidate
+from namesake.reliability import BoostParams, BoostStats, boost_for, take_remembered_final
 
 log = logging.getLogger(__name__)
 

@@ -10,16 +10,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from namesake.adapters.db import Database
-from namesake.adapters.embeddings import Embedder
-from namesake.adapters.models import CorrectionMirror
-from namesake.adapters.vectors.base import VectorPoint, VectorStore
-from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
+from namesake.adapters import CorrectionMirror, Database, Embedder, VectorPoint, VectorStore
+from namesake.core import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import mirror_payload
-from namesake.domain.types import CorrectionStatus
-from namesake.transcripts.canonical_index import collection_for, is_transcript_collection
-from namesake.transcripts.store import transcript_ids_in
-from namesake.users.claims import COLLECTIONS_LOCK
+from namesake.domain import CorrectionStatus
+from namesake.transcripts import collection_for, is_transcript_collection, transcript_ids_in
+from namesake.users import COLLECTIONS_LOCK
 
 SCROLL_PAGE = 1000
 Progress = Callable[[int], None]

@@ -16,11 +16,10 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import ForgottenRefusal
-from namesake.core.errors import NotFoundError
-from namesake.reliability.memory_policy import refusal_key
-from namesake.transcripts.store import rejected_pairs_in
+from namesake.adapters import Database, ForgottenRefusal
+from namesake.core import NotFoundError
+from namesake.reliability import refusal_key
+from namesake.transcripts import rejected_pairs_in
 
 Key = tuple[str, str]
 

@@ -9,9 +9,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import CorrectionMirror
-from namesake.domain.types import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
+from namesake.adapters import CorrectionMirror, Database
+from namesake.domain import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
 
 
 def active_corrections(db: Database, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:

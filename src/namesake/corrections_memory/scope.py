@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range
-from namesake.core.errors import InvalidInputError
-from namesake.core.text import compact, normalise
-from namesake.domain.types import CanonicalDictionary, MemoryScope, RememberedCorrection
-from namesake.reliability.memory_policy import EVERYDAY
-from namesake.reliability.remembered import everyday_zipf
+from namesake.adapters import Filter, Match, MatchAny, Range
+from namesake.core import InvalidInputError, compact, normalise
+from namesake.domain import CanonicalDictionary, MemoryScope, RememberedCorrection
+from namesake.reliability import EVERYDAY, everyday_zipf
 
 
 def memory_filter(

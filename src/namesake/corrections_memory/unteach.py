@@ -7,12 +7,10 @@ from typing import Protocol
 
 from sqlalchemy import any_, func, literal, select, text
 
-from namesake.adapters.models import CorrectionMirror
-from namesake.adapters.vectors.base import VectorPoint
-from namesake.core.errors import ConflictError
-from namesake.core.settings import CORRECTIONS_COLLECTION
+from namesake.adapters import CorrectionMirror, VectorPoint
+from namesake.core import CORRECTIONS_COLLECTION, ConflictError
 from namesake.corrections_memory.writer import CorrectionMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
-from namesake.domain.types import CorrectionStatus
+from namesake.domain import CorrectionStatus
 
 
 class UnteachOutcome(StrEnum):

@@ -13,18 +13,21 @@ from typing import Any
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
-from namesake.adapters.db import Database
-from namesake.adapters.embeddings import Embedder
-from namesake.adapters.models import CORRECTION_ACTIONS, CorrectionMirror
-from namesake.adapters.vectors.base import VectorPoint, VectorStore
-from namesake.core.errors import InvalidInputError, NamesakeError
-from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
-from namesake.core.text import compact, context_around, normalise
+from namesake.adapters import CORRECTION_ACTIONS, CorrectionMirror, Database, Embedder, VectorPoint, VectorStore
+from namesake.core import (
+    CORRECTIONS_COLLECTION,
+    InvalidInputError,
+    NamesakeError,
+    Settings,
+    compact,
+    context_around,
+    normalise,
+)
 from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
 from namesake.corrections_memory.repository import in_conflict
 from namesake.corrections_memory.scope import memory_filter
-from namesake.domain.types import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
-from namesake.users.claims import claim_user, next_correction_number_in
+from namesake.domain import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
+from namesake.users import claim_user, next_correction_number_in
 
 log = logging.getLogger(__name__)
 PAYLOAD_SCHEMA_VERSION = 1

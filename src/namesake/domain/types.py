@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from namesake.core.text import compact, normalise
+from namesake.core import compact, normalise
 
 # Payload list name in the canonical-entities collection → entity type of a suggestion.
 LIST_TYPES: dict[str, str] = {

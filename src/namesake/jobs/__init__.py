@@ -1,1 +1,33 @@
 """Maintenance jobs: single-runner execution (advisory lock), run records, and the jobs themselves."""
+
+from typing import TYPE_CHECKING
+
+from namesake.core import lazy_names
+
+if TYPE_CHECKING:
+    from namesake.jobs.runner import JobAlreadyRunningError, JobOutcome
+    from namesake.jobs.tasks import erase_user, expire_transcripts, promote, reconcile
+
+__all__ = [
+    "JobAlreadyRunningError",
+    "JobOutcome",
+    "erase_user",
+    "expire_transcripts",
+    "promote",
+    "reconcile",
+]
+__getattr__ = lazy_names(
+    "namesake.jobs",
+    {
+        "namesake.jobs.runner": (
+            "JobAlreadyRunningError",
+            "JobOutcome",
+        ),
+        "namesake.jobs.tasks": (
+            "erase_user",
+            "expire_transcripts",
+            "promote",
+            "reconcile",
+        ),
+    },
+)

@@ -9,9 +9,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import func, update
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import JobRun
-from namesake.core.errors import ConflictError
+from namesake.adapters import Database, JobRun
+from namesake.core import ConflictError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from namesake.adapters.runtime import Runtime
-from namesake.corrections_memory.cleanup import CorrectionsMemoryCleanup, ErasureReceipt
-from namesake.corrections_memory.promotion import CorrectionsMemoryPromotion
-from namesake.corrections_memory.reconcile import CorrectionsMemoryReconciler
+from namesake.adapters import Runtime
+from namesake.corrections_memory import (
+    CorrectionsMemoryCleanup,
+    CorrectionsMemoryPromotion,
+    CorrectionsMemoryReconciler,
+    ErasureReceipt,
+)
 from namesake.jobs.runner import JobOutcome, run_exclusive
-from namesake.transcripts import retention
+from namesake.transcripts import expire_transcripts as expire_in_stores
 
 
 def promote(
@@ -34,5 +37,5 @@ def erase_user(runtime: Runtime, user_id: str, *, progress: Callable[[str, int],
 def expire_transcripts(runtime: Runtime, *, progress: Callable[[int], None] | None = None) -> JobOutcome:
     """The retention job: transcripts older than TRANSCRIPT_RETENTION_DAYS go, once across replicas."""
     rt = runtime
-    return run_exclusive(rt.db, "retention", lambda: retention.expire_transcripts(rt.db, rt.vectors, rt.settings,
+    return run_exclusive(rt.db, "retention", lambda: expire_in_stores(rt.db, rt.vectors, rt.settings,
                                                                                    progress=progress))  # fmt: skip

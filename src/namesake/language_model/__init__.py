@@ -2,3 +2,28 @@
 
 `load_language_model` / `build_language_model` give the process's `LocalLanguageModel`; `llama` is the numpy forward
 pass, `compiled` the OpenVINO one, `weights` reads the GGUF file."""
+
+from typing import TYPE_CHECKING
+
+from namesake.core import lazy_names
+
+if TYPE_CHECKING:
+    from namesake.language_model.scorer import LocalLanguageModel, build_language_model, model_file, warm_read
+
+__all__ = [
+    "LocalLanguageModel",
+    "build_language_model",
+    "model_file",
+    "warm_read",
+]
+__getattr__ = lazy_names(
+    "namesake.language_model",
+    {
+        "namesake.language_model.scorer": (
+            "LocalLanguageModel",
+            "build_language_model",
+            "model_file",
+            "warm_read",
+        ),
+    },
+)

@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from namesake.core.cancel import cancelled, check_cancelled
+from namesake.core import cancelled, check_cancelled
 
 R = TypeVar("R")
 # (rows, lines: indices into rows) → (len(rows), 2) log-probabilities; only the rows on a line are read

@@ -23,9 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from namesake.core.paths import shown
-from namesake.core.threads import thread_budget
-from namesake.core.user_cache import keep
+from namesake.core import keep, shown, thread_budget
 from namesake.language_model.batching import LineBatcher
 from namesake.language_model.packed import Blocks, Matrix, PackedModel, rows_of
 

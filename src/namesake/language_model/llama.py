@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from namesake.core.paths import shown
+from namesake.core import shown
 from namesake.language_model.weights import LAYER_ARRAYS, read_cache, read_gguf, write_cache
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from namesake.core.paths import shown
+from namesake.core import shown
 
 log = logging.getLogger(__name__)
 

@@ -23,13 +23,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tokenizers import Tokenizer
 
-from namesake.core.cancel import check_cancelled
-from namesake.core.settings import Settings
-from namesake.core.threads import BLAS_LOCK
+from namesake.core import BLAS_LOCK, Settings, check_cancelled
 from namesake.language_model.llama import LlamaModel
 from namesake.language_model.packed import load_packed
 from namesake.language_model.weights import tokenizer_of
-from namesake.reliability.ports import LanguageModel, Window
+from namesake.reliability import LanguageModel, Window
 
 if TYPE_CHECKING:
     from namesake.language_model.compiled import OpenVinoRunner

@@ -1,2 +1,114 @@
 """The pure reliability pipeline: spot, gate, score, read and decide. It takes values and ports, returns values, and
 imports nothing from the floors above it."""
+
+from typing import TYPE_CHECKING
+
+from namesake.core import lazy_names
+
+if TYPE_CHECKING:
+    from namesake.reliability.apply import WRITTEN_IN, corrected_segments, corrected_text, suggestion_counts
+    from namesake.reliability.canonical import (
+        TYPE_LISTS,
+        aggregate_payloads,
+        chunk_payloads,
+        chunk_point_id,
+        validate_entities,
+    )
+    from namesake.reliability.edge_forms import EDGE_FORM
+    from namesake.reliability.memory_policy import (
+        EVERYDAY,
+        BoostParams,
+        boost_for,
+        from_memory,
+        refusal_key,
+        take_remembered_final,
+    )
+    from namesake.reliability.pipeline import (
+        BoostStats,
+        MemoryBooster,
+        PipelineInputs,
+        RunStats,
+        run_stages,
+        warm_stages,
+        would_read,
+    )
+    from namesake.reliability.ports import LanguageModel, LLMProvider, Window
+    from namesake.reliability.reading import GAIN
+    from namesake.reliability.remembered import everyday_zipf
+    from namesake.reliability.scorer import Scorer
+
+__all__ = [
+    "EDGE_FORM",
+    "EVERYDAY",
+    "GAIN",
+    "TYPE_LISTS",
+    "WRITTEN_IN",
+    "BoostParams",
+    "BoostStats",
+    "LLMProvider",
+    "LanguageModel",
+    "MemoryBooster",
+    "PipelineInputs",
+    "RunStats",
+    "Scorer",
+    "Window",
+    "aggregate_payloads",
+    "boost_for",
+    "chunk_payloads",
+    "chunk_point_id",
+    "corrected_segments",
+    "corrected_text",
+    "everyday_zipf",
+    "from_memory",
+    "refusal_key",
+    "run_stages",
+    "suggestion_counts",
+    "take_remembered_final",
+    "validate_entities",
+    "warm_stages",
+    "would_read",
+]
+__getattr__ = lazy_names(
+    "namesake.reliability",
+    {
+        "namesake.reliability.apply": (
+            "WRITTEN_IN",
+            "corrected_segments",
+            "corrected_text",
+            "suggestion_counts",
+        ),
+        "namesake.reliability.canonical": (
+            "TYPE_LISTS",
+            "aggregate_payloads",
+            "chunk_payloads",
+            "chunk_point_id",
+            "validate_entities",
+        ),
+        "namesake.reliability.edge_forms": ("EDGE_FORM",),
+        "namesake.reliability.memory_policy": (
+            "BoostParams",
+            "EVERYDAY",
+            "boost_for",
+            "from_memory",
+            "refusal_key",
+            "take_remembered_final",
+        ),
+        "namesake.reliability.pipeline": (
+            "BoostStats",
+            "MemoryBooster",
+            "PipelineInputs",
+            "RunStats",
+            "run_stages",
+            "warm_stages",
+            "would_read",
+        ),
+        "namesake.reliability.ports": (
+            "LLMProvider",
+            "LanguageModel",
+            "Window",
+        ),
+        "namesake.reliability.reading": ("GAIN",),
+        "namesake.reliability.remembered": ("everyday_zipf",),
+        "namesake.reliability.scorer": ("Scorer",),
+    },
+)

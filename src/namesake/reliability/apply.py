@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from namesake.domain.types import Segment, Suggestion, SuggestionStatus
+from namesake.domain import Segment, Suggestion, SuggestionStatus
 
 
 def corrected_text(text: str, edits: Iterable[tuple[int, int, str]]) -> str:

@@ -12,9 +12,8 @@ from collections import defaultdict
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from namesake.core.sounds import sound
-from namesake.core.text import compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
-from namesake.domain.types import (
+from namesake.core import compact_phonetic_keys, normalise, phonetic_keys, sound, tokenize, word_frequency
+from namesake.domain import (
     DOT_SPOKEN,
     Candidate,
     CandidateSource,

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from namesake.core.errors import InputTooLargeError, InvalidInputError
-from namesake.domain.types import LIST_TYPES, CanonicalDictionary
+from namesake.core import InputTooLargeError, InvalidInputError
+from namesake.domain import LIST_TYPES, CanonicalDictionary
 
 CANONICAL_LISTS = tuple(LIST_TYPES)
 TYPE_LISTS = {v: k for k, v in LIST_TYPES.items()}

@@ -23,10 +23,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from namesake.core.caches import memoised
-from namesake.core.text import Token, tokenize, written_form
-from namesake.core.user_cache import keep
-from namesake.domain.types import Candidate, Segment
+from namesake.core import Token, keep, memoised, tokenize, written_form
+from namesake.domain import Candidate, Segment
 
 # The signals fill_context writes: what the other signals cannot know until it has run.
 CONTEXT_SIGNALS = frozenset({"final_elsewhere", "original_elsewhere", "left_is_function", "ctx_original", "ctx_gain"})

@@ -13,8 +13,8 @@ import re
 from collections import defaultdict
 from dataclasses import replace
 
-from namesake.core.text import compact
-from namesake.domain.types import Candidate, Disposition, RememberedCorrection
+from namesake.core import compact
+from namesake.domain import Candidate, Disposition, RememberedCorrection
 from namesake.reliability.memory_policy import apply_refusals
 
 # What marks an edge-word form fix among a transcript's suggestions (stored with it, shown by the page).

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from namesake.core.text import compact, form_differs, normalise
-from namesake.domain.types import Candidate, CanonicalEntry
+from namesake.core import compact, form_differs, normalise
+from namesake.domain import Candidate, CanonicalEntry
 from namesake.reliability.memory_policy import taught, taught_in_like_context
 
 INFLECTIONS = ("s", "es")

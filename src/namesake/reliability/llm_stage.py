@@ -8,9 +8,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from namesake.core.errors import LLMCoolingDownError, LLMError, LLMRateLimitedError
-from namesake.core.text import compact
-from namesake.domain.types import Candidate, CanonicalDictionary, Mode
+from namesake.core import LLMCoolingDownError, LLMError, LLMRateLimitedError, compact
+from namesake.domain import Candidate, CanonicalDictionary, Mode
 from namesake.reliability.ports import LLMProvider
 from namesake.reliability.prompts import SYSTEM_PROMPT, build_user_prompt, canonical_list, context_of
 

@@ -11,9 +11,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from namesake.core.settings import Settings
-from namesake.core.text import compact, normalise
-from namesake.domain.types import (
+from namesake.core import Settings, compact, normalise
+from namesake.domain import (
     DISPOSITION_RANK,
     Candidate,
     CandidateSource,

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from namesake.core.text import compact
-from namesake.domain.types import Candidate, CandidateSource, Disposition
+from namesake.core import compact
+from namesake.domain import Candidate, CandidateSource, Disposition
 
 # What marks a suggestion made of pieces among a transcript's suggestions (the number of pieces, in its signals).
 PIECES = "pieces"

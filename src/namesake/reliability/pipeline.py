@@ -8,12 +8,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from namesake.core.cancel import check_cancelled
-from namesake.core.settings import Settings
-from namesake.core.sounds import keep_dictionary_in
-from namesake.core.text import changes_text, tokenize
-from namesake.core.threads import thread_budget
-from namesake.domain.types import (
+from namesake.core import Settings, changes_text, check_cancelled, keep_dictionary_in, thread_budget, tokenize
+from namesake.domain import (
     Candidate,
     CandidateSource,
     CanonicalDictionary,

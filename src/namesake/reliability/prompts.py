@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from namesake.domain.types import Candidate, CanonicalDictionary, Mode
+from namesake.domain import Candidate, CanonicalDictionary, Mode
 
 SYSTEM_PROMPT = (
     "You check automatic speech recognition (ASR) transcripts for mis-recognised names: people, "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from namesake.domain.types import Candidate, Disposition, Segment
+from namesake.domain import Candidate, Disposition, Segment
 from namesake.reliability.memory_policy import bonus_of
 from namesake.reliability.ports import LanguageModel, Window
 

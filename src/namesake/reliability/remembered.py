@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from namesake.core.caches import memoised
-from namesake.core.text import Token, compact_phonetic_keys, normalise, phonetic_keys, tokenize, word_frequency
-from namesake.domain.types import (
+from namesake.core import Token, compact_phonetic_keys, memoised, normalise, phonetic_keys, tokenize, word_frequency
+from namesake.domain import (
     Candidate,
     CandidateSource,
     CanonicalEntry,

@@ -17,12 +17,19 @@ from typing import Any
 import jellyfish
 from rapidfuzz.distance import Levenshtein
 
-from namesake.core.caches import memoised
-from namesake.core.errors import ConfigurationError
-from namesake.core.settings import Settings
-from namesake.core.sounds import sound_similarity, syllable_similarity
-from namesake.core.text import common_word_frequency, compact, phonetic_keys, word_frequency, written_form
-from namesake.domain.types import DISPOSITION_RANK, Candidate, Disposition, Segment
+from namesake.core import (
+    ConfigurationError,
+    Settings,
+    common_word_frequency,
+    compact,
+    memoised,
+    phonetic_keys,
+    sound_similarity,
+    syllable_similarity,
+    word_frequency,
+    written_form,
+)
+from namesake.domain import DISPOSITION_RANK, Candidate, Disposition, Segment
 from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import (
     BUNDLED_MEMORY_MODEL,

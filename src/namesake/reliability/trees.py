@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from namesake.core.errors import ConfigurationError
+from namesake.core import ConfigurationError
 
 BUNDLED_MODEL = Path(__file__).with_name("scorer_model.json")
 BUNDLED_READING_MODEL = Path(__file__).with_name("reading_model.json")

@@ -18,10 +18,8 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from namesake.core.cancel import check_cancelled
-from namesake.core.sounds import sound
-from namesake.core.text import LETTER_NAMES, Token, compact, tokenize
-from namesake.domain.types import Candidate, CandidateSource, CanonicalEntry, Segment
+from namesake.core import LETTER_NAMES, Token, check_cancelled, compact, sound, tokenize
+from namesake.domain import Candidate, CandidateSource, CanonicalEntry, Segment
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48

@@ -1,1 +1,53 @@
 """The reviewer's loop: accept, edit, reject or fix by hand (`service`), groups of one pair and undo (`reopen`)."""
+
+from typing import TYPE_CHECKING
+
+from namesake.core import lazy_names
+
+if TYPE_CHECKING:
+    from namesake.review.explain import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
+    from namesake.review.reviewed import ReviewedTranscript, ReviewState, TextFormat, TimedSegment, render, reviewed
+    from namesake.review.service import ReviewResult, ReviewService
+    from namesake.review.unit_of_work import SqlReviewUnitOfWork
+
+__all__ = [
+    "AGAINST",
+    "MEASURED",
+    "REASONS",
+    "SOURCES",
+    "TYPE_WORDS",
+    "ReviewResult",
+    "ReviewService",
+    "ReviewState",
+    "ReviewedTranscript",
+    "SqlReviewUnitOfWork",
+    "TextFormat",
+    "TimedSegment",
+    "render",
+    "reviewed",
+]
+__getattr__ = lazy_names(
+    "namesake.review",
+    {
+        "namesake.review.explain": (
+            "AGAINST",
+            "MEASURED",
+            "REASONS",
+            "SOURCES",
+            "TYPE_WORDS",
+        ),
+        "namesake.review.reviewed": (
+            "ReviewState",
+            "ReviewedTranscript",
+            "TextFormat",
+            "TimedSegment",
+            "render",
+            "reviewed",
+        ),
+        "namesake.review.service": (
+            "ReviewResult",
+            "ReviewService",
+        ),
+        "namesake.review.unit_of_work": ("SqlReviewUnitOfWork",),
+    },
+)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from namesake.reliability.reading import GAIN
+from namesake.reliability import GAIN
 
 # In the order a reviewer finds them telling: the page shows the first three present as "why".
 REASONS: dict[str, str] = {

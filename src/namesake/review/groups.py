@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from namesake.core.errors import InvalidInputError
-from namesake.domain.types import MemoryScope, Suggestion
+from namesake.core import InvalidInputError
+from namesake.domain import MemoryScope, Suggestion
 
 # One request decides at most this many occurrences (a 9,000-word call repeats a pair a few dozen times).
 MAX_GROUP = 500

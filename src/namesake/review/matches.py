@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from namesake.core.errors import InvalidInputError
-from namesake.transcripts.suggestions import MAX_MATCHES, ManualFix, Span
+from namesake.core import InvalidInputError
+from namesake.transcripts import MAX_MATCHES, ManualFix, Span
 
 
 def same_words(a: str, b: str) -> bool:

@@ -12,11 +12,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from namesake.corrections_memory.unteach import UnteachOutcome
-from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection
-from namesake.domain.types import Suggestion, SuggestionStatus
-from namesake.transcripts.decisions import PairReach
-from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
+from namesake.corrections_memory import CorrectionInput, PreparedCorrection, UnteachOutcome
+from namesake.domain import Suggestion, SuggestionStatus
+from namesake.transcripts import ManualFix, PairReach, StoredSuggestion
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from namesake.domain.types import Suggestion, SuggestionStatus
+from namesake.domain import Suggestion, SuggestionStatus
 from namesake.review.ports import ReviewUnit
-from namesake.transcripts.suggestions import StoredSuggestion
+from namesake.transcripts import StoredSuggestion
 
 DECIDED = (SuggestionStatus.VALIDATED, SuggestionStatus.REJECTED)
 

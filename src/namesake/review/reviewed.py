@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from namesake.core.errors import InvalidInputError
-from namesake.domain.types import Suggestion, SuggestionStatus
-from namesake.reliability.apply import WRITTEN_IN, corrected_text
+from namesake.core import InvalidInputError
+from namesake.domain import Suggestion, SuggestionStatus
+from namesake.reliability import WRITTEN_IN, corrected_text
 
 
 class ReviewState(StrEnum):

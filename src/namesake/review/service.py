@@ -6,18 +6,15 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
-from namesake.core.text import compact
-from namesake.corrections_memory.scope import default_scope
-from namesake.corrections_memory.writer import CorrectionInput
-from namesake.domain.types import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
-from namesake.reliability.edge_forms import EDGE_FORM
+from namesake.core import ConflictError, InputTooLargeError, InvalidInputError, compact
+from namesake.corrections_memory import CorrectionInput, default_scope
+from namesake.domain import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
+from namesake.reliability import EDGE_FORM
 from namesake.review.groups import GroupResult, check_group, pair_of
 from namesake.review.matches import other_matches
 from namesake.review.ports import ReviewUnitOfWork
 from namesake.review.reopen import ReopenResult, reopen_in
-from namesake.transcripts.decisions import PairReach
-from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
+from namesake.transcripts import ManualFix, PairReach, StoredSuggestion
 
 # Which decisions each status allows; a repeat of the decision already taken is idempotent.
 TRANSITIONS: dict[SuggestionStatus, set[str]] = {

@@ -10,15 +10,36 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from namesake.core.errors import NotFoundError
-from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, MemoryUnit, PreparedCorrection
-from namesake.domain.types import Suggestion, SuggestionStatus
+from namesake.core import NotFoundError
+from namesake.corrections_memory import (
+    CorrectionInput,
+    CorrectionMemoryWriter,
+    MemoryUnit,
+    PreparedCorrection,
+    UnteachOutcome,
+    unteach_in,
+)
+from namesake.domain import Suggestion, SuggestionStatus
 from namesake.review.ports import Undone
-from namesake.transcripts import decisions as decisions_sql
-from namesake.transcripts import suggestions as rows_sql
-from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
-from namesake.users.claims import check_transcript_not_erased
+from namesake.transcripts import (
+    ManualFix,
+    PairReach,
+    StoredSuggestion,
+    decide_in,
+    history_in,
+    language_of_in,
+    load_suggestions_in,
+    log_decision_in,
+    log_undone_in,
+    reach_in,
+    save_manual_in,
+    segment_texts_in,
+    settle_in,
+    still_standing_in,
+    teaching_in,
+    undo_in,
+)
+from namesake.users import check_transcript_not_erased
 
 
 @dataclass
@@ -31,7 +52,7 @@ class SqlReviewRows:
     def load(self, suggestion_ids: list[str], transcript_id: str) -> list[StoredSuggestion]:
         """The suggestions in the order asked; a transcript erased with its user is gone (410), not missing."""
         try:
-            return rows_sql.load_suggestions_in(self.session, suggestion_ids, transcript_id)
+            return load_suggestions_in(self.session, suggestion_ids, transcript_id)
         except NotFoundError:
             check_transcript_not_erased(self.session, transcript_id, self.grace_seconds)
             raise
@@ -47,58 +68,58 @@ class SqlReviewRows:
         entity_type: str | None = None,
     ) -> Suggestion:
         """The decision written under a row lock."""
-        return rows_sql.decide_in(
+        return decide_in(
             self.session, seen, status=status, final=final, on_race=on_race, taught_with=taught_with,
             entity_type=entity_type,
         )  # fmt: skip
 
     def save_manual(self, fix: ManualFix, *, taught_with: uuid.UUID | None = None, shares: bool = False) -> Suggestion:
         """The fix by hand saved as a validated suggestion."""
-        return rows_sql.save_manual_in(self.session, fix, self.grace_seconds, taught_with=taught_with, shares=shares)
+        return save_manual_in(self.session, fix, self.grace_seconds, taught_with=taught_with, shares=shares)
 
     def language_of(self, transcript_id: str) -> str:
         """The transcript's language."""
-        return decisions_sql.language_of_in(self.session, transcript_id)
+        return language_of_in(self.session, transcript_id)
 
     def segment_texts(self, transcript_id: str) -> dict[str, str]:
         """The transcript's segments as analysed."""
-        return decisions_sql.segment_texts_in(self.session, transcript_id)
+        return segment_texts_in(self.session, transcript_id)
 
-    def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[decisions_sql.PairReach], int]:
+    def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[PairReach], int]:
         """Where the pairs stand undecided, here and in the owner's other calls."""
-        return decisions_sql.reach_in(self.session, transcript_id, pairs)
+        return reach_in(self.session, transcript_id, pairs)
 
     def log_decision(
         self, transcript_id: str, *, action: str, label: str, suggestion_ids: list[str], scope: str | None
     ) -> None:
         """The decision kept for the history."""
-        decisions_sql.log_decision_in(self.session, transcript_id, action=action, label=label,
+        log_decision_in(self.session, transcript_id, action=action, label=label,
                                       suggestion_ids=suggestion_ids, scope=scope)  # fmt: skip
 
     def log_undone(self, transcript_id: str, suggestion_ids: list[str]) -> None:
         """The decisions naming these suggestions, taken back."""
-        decisions_sql.log_undone_in(self.session, transcript_id, suggestion_ids)
+        log_undone_in(self.session, transcript_id, suggestion_ids)
 
     def history(self, transcript_id: str) -> list[dict[str, Any]]:
         """The transcript's decisions, newest first."""
-        return decisions_sql.history_in(self.session, transcript_id)
+        return history_in(self.session, transcript_id)
 
     def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
         """The memory writes behind the accepted ones."""
-        return rows_sql.teaching_in(self.session, decided)
+        return teaching_in(self.session, decided)
 
     def still_standing(self, leads: set[uuid.UUID], leaving: list[StoredSuggestion]) -> set[uuid.UUID]:
         """The leads still stood by outside `leaving`."""
-        return rows_sql.still_standing_in(self.session, leads, leaving)
+        return still_standing_in(self.session, leads, leaving)
 
     def undo(self, seen: StoredSuggestion) -> Undone:
         """The suggestion put back as the pipeline left it."""
-        removed, restored = rows_sql.undo_in(self.session, seen)
+        removed, restored = undo_in(self.session, seen)
         return Undone(removed, restored)
 
     def settle(self, suggestion_ids: list[uuid.UUID]) -> dict[uuid.UUID, Suggestion]:
         """Flushed and read back."""
-        return rows_sql.settle_in(self.session, suggestion_ids)
+        return settle_in(self.session, suggestion_ids)
 
 
 @dataclass

@@ -6,13 +6,10 @@ import hashlib
 import re
 from typing import Any, Protocol
 
-from namesake.adapters.db import Database
-from namesake.adapters.embeddings import Embedder
-from namesake.adapters.vectors.base import Filter, Match, PointId, VectorPoint, VectorStore
-from namesake.core.errors import CollectionNotFoundError
-from namesake.core.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION, Settings
-from namesake.domain.types import CanonicalDictionary
-from namesake.reliability.canonical import aggregate_payloads, chunk_payloads, chunk_point_id
+from namesake.adapters import Database, Embedder, Filter, Match, PointId, VectorPoint, VectorStore
+from namesake.core import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION, CollectionNotFoundError, Settings
+from namesake.domain import CanonicalDictionary
+from namesake.reliability import aggregate_payloads, chunk_payloads, chunk_point_id
 
 SCROLL_PAGE = 256
 

@@ -12,9 +12,9 @@ from sqlalchemy import ARRAY, Integer, Text, cast, func, select, tuple_
 from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.orm import Session
 
-from namesake.adapters.models import ReviewDecision, SuggestionRow, Transcript
-from namesake.core.errors import NotFoundError
-from namesake.domain.types import SuggestionStatus
+from namesake.adapters import ReviewDecision, SuggestionRow, Transcript
+from namesake.core import NotFoundError
+from namesake.domain import SuggestionStatus
 
 # The history a transcript shows: its last decisions, newest first.
 HISTORY_LIMIT = 200

@@ -9,13 +9,10 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from namesake.adapters.db import Database
-from namesake.adapters.models import SuggestionRow, Transcript
-from namesake.adapters.vectors.base import VectorStore
-from namesake.core.errors import NotFoundError
-from namesake.core.settings import Settings
+from namesake.adapters import Database, SuggestionRow, Transcript, VectorStore
+from namesake.core import NotFoundError, Settings
 from namesake.transcripts.canonical_index import drop_transcript_entities
-from namesake.users.claims import user_lock_key
+from namesake.users import user_lock_key
 
 # Transcripts expired per transaction by the retention job.
 PAGE = 200

@@ -13,12 +13,10 @@ from sqlalchemy import DateTime, Row, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.adapters.db import Database, json_text
-from namesake.adapters.models import SuggestionRow, Transcript
-from namesake.core.errors import ConflictError, NotFoundError
-from namesake.core.tenancy import SEPARATOR
-from namesake.domain.types import Candidate, CandidateSource, Suggestion, SuggestionStatus
-from namesake.users.claims import claim_user, forget_transcript_erasure, hold_collections_shared
+from namesake.adapters import Database, SuggestionRow, Transcript, json_text
+from namesake.core import SEPARATOR, ConflictError, NotFoundError
+from namesake.domain import Candidate, CandidateSource, Suggestion, SuggestionStatus
+from namesake.users import claim_user, forget_transcript_erasure, hold_collections_shared
 
 
 def suggestion_of(row: SuggestionRow | Row[Any], signals: dict[str, float] | None = None) -> Suggestion:

@@ -14,10 +14,18 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from namesake.adapters.models import SuggestionRow, Transcript
-from namesake.core.errors import ConflictError, InvalidInputError, NotFoundError
-from namesake.domain.identifiers import MAX_OFFSET, EntityType, Identifier, Offset
-from namesake.domain.types import CandidateSource, MemoryScope, Suggestion, SuggestionStatus
+from namesake.adapters import SuggestionRow, Transcript
+from namesake.core import ConflictError, InvalidInputError, NotFoundError
+from namesake.domain import (
+    MAX_OFFSET,
+    CandidateSource,
+    EntityType,
+    Identifier,
+    MemoryScope,
+    Offset,
+    Suggestion,
+    SuggestionStatus,
+)
 from namesake.transcripts.store import ensure_transcript, suggestion_of
 
 

@@ -8,8 +8,8 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from namesake.adapters.models import ErasedTranscript, ErasedUser, User
-from namesake.core.errors import GoneError
+from namesake.adapters import ErasedTranscript, ErasedUser, User
+from namesake.core import GoneError
 
 # Taken shared by every unit that creates a transcript's collection, exclusively by the sweep of collections
 # no transcript owns: a collection made in a unit not yet committed is never mistaken for an orphan.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from namesake.core.text import compact
+from namesake.core import compact
 
 
 class VocabularyFormat(StrEnum):

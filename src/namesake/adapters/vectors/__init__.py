@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range, ScoredHit, VectorPoint, VectorStore
-from namesake.core.settings import Settings
+from namesake.core import Settings
 
 __all__ = ["Filter", "Match", "MatchAny", "Range", "ScoredHit", "VectorPoint", "VectorStore", "open_vector_store"]
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from namesake.core.errors import InvalidInputError
+from namesake.core import InvalidInputError
 
 PointId = str | uuid.UUID
 IndexKind = Literal["keyword", "integer"]

@@ -24,8 +24,13 @@ from namesake.adapters.vectors.base import (
     storable,
 )
 from namesake.adapters.vectors.edge_support import hold_folder, to_edge_filter, translated
-from namesake.core.errors import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
-from namesake.core.settings import CORRECTIONS_COLLECTION, SHARED_CANONICAL_COLLECTION
+from namesake.core import (
+    CORRECTIONS_COLLECTION,
+    SHARED_CANONICAL_COLLECTION,
+    CollectionNotFoundError,
+    DimensionMismatchError,
+    VectorStoreError,
+)
 
 META_FILE = "namesake-collection.json"
 T = TypeVar("T")

@@ -12,7 +12,7 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from namesake.adapters.vectors.base import Filter, Match, MatchAny, Range, storable
-from namesake.core.errors import DimensionMismatchError, StoreInUseError, VectorStoreError
+from namesake.core import DimensionMismatchError, StoreInUseError, VectorStoreError
 
 # Held (flock) by the process that has the shard open: Edge's write-ahead log locks a shard that keeps one, and a
 # transcript's shard keeps none (`edge._has_wal`).

@@ -22,7 +22,7 @@ from namesake.adapters.vectors.base import (
     normalise_id,
     storable,
 )
-from namesake.core.errors import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
+from namesake.core import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
 
 T = TypeVar("T")
 

@@ -9,9 +9,9 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from namesake.api.deps import ServicesDep
-from namesake.core.errors import NotFoundError
-from namesake.domain.types import ENTITY_TYPES, SuggestionStatus
-from namesake.review.explain import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
+from namesake.core import NotFoundError
+from namesake.domain import ENTITY_TYPES, SuggestionStatus
+from namesake.review import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
 
 router = APIRouter(tags=["review page"], include_in_schema=False)
 # the page's modules (each under 400 lines), its style sheet and icon: only these names are served

@@ -23,10 +23,9 @@ from namesake.api.schemas import (
     ScopeOut,
     errors,
 )
-from namesake.domain.identifiers import Identifier
-from namesake.domain.types import MemoryScope, ReviewAction
-from namesake.review.service import ReviewResult
-from namesake.transcripts.suggestions import ManualFix
+from namesake.domain import Identifier, MemoryScope, ReviewAction
+from namesake.review import ReviewResult
+from namesake.transcripts import ManualFix
 
 router = APIRouter(prefix="/v1", tags=["review"])
 

@@ -7,9 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request, Response
 from pydantic import ValidationError
 
-from namesake.analysis.engines import Engine, fixes_of, write_back
-from namesake.analysis.files import as_namesake, field_of
-from namesake.analysis.inputs import TranscriptIn
+from namesake.analysis import Engine, TranscriptIn, as_namesake, field_of, fixes_of, write_back
 from namesake.api.connected import while_connected
 from namesake.api.deps import ScopeDep, ServicesDep, TranscriptId
 from namesake.api.schemas import (
@@ -24,11 +22,10 @@ from namesake.api.schemas import (
     TranscriptSummaryOut,
     errors,
 )
-from namesake.app.services import Services
-from namesake.core.errors import InvalidInputError
-from namesake.core.tenancy import Scope
-from namesake.domain.identifiers import Identifier
-from namesake.review.reviewed import TextFormat, render
+from namesake.app import Services
+from namesake.core import InvalidInputError, Scope
+from namesake.domain import Identifier
+from namesake.review import TextFormat, render
 
 router = APIRouter(prefix="/v1", tags=["reliability"])
 

@@ -15,8 +15,8 @@ from namesake.api.schemas import (
     VocabularyOut,
     errors,
 )
-from namesake.domain.identifiers import Identifier
-from namesake.users.vocabulary import VocabularyFormat
+from namesake.domain import Identifier
+from namesake.users import VocabularyFormat
 
 router = APIRouter(prefix="/v1", tags=["users"])
 PageSize = Annotated[int | None, Query(ge=1, le=1000, description="page size (all when absent)")]
