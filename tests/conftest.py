@@ -22,9 +22,9 @@ from namesake.adapters.vectors.edge import EdgeVectorStore
 from namesake.analysis.service import AnalysisService
 from namesake.core.settings import Settings
 from namesake.corrections_memory.promotion import promoted_vocabulary
-from namesake.language_model.scorer import build_language_model
+from namesake.language_model.local import build_language_model
 from namesake.reliability.pipeline import MemoryBooster
-from namesake.transcripts.canonical_index import ReliabilityRagEnricher
+from namesake.transcripts.canonical_index import CanonicalListReader
 from namesake.transcripts.store import TranscriptStore
 
 # The suite's own cache of rebuilt files (the compiled language model, the encoder's arrays): never the user's
@@ -114,7 +114,7 @@ def retuned(rt: Runtime, **update: object) -> Runtime:
 def analysis_service(rt: Runtime, booster: MemoryBooster | None = None) -> AnalysisService:
     """The analysis service over rt, wired as build_services wires it (the memory's reader only if given)."""
     transcripts = TranscriptStore(rt.db, rt.settings.erasure_grace_seconds)
-    enricher = ReliabilityRagEnricher(rt.vectors, rt.db, rt.settings, partial(promoted_vocabulary, rt.db))
+    enricher = CanonicalListReader(rt.vectors, rt.db, rt.settings, partial(promoted_vocabulary, rt.db))
     return AnalysisService(rt, transcripts, enricher, booster)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import bench_file, fresh_env, run_to_file, score
-from namesake.language_model.scorer import LocalLanguageModel, load_language_model
+from namesake.language_model.local import LocalLanguageModel, load_language_model
 
 COLUMNS = ("EER_rel_reduction_auto", "EER_rel_reduction_oracle", "precision_auto_ref", "harm_auto", "FER_auto")
 

@@ -5,7 +5,7 @@ The store is filled to each size with corrections spread over 1,000 users: the m
 embedding a million texts would measure the embedder, not the memory). Then the store's segments are
 optimized, as the daily reconciliation does (Edge never does it by itself), and for a user with a
 realistic memory, it times:
-- write: one correction recorded through `CorrectionMemoryWriter.record` (what POST /v1/corrections does);
+- write: one correction recorded through `CorrectionsMemoryWriter.record` (what POST /v1/corrections does);
 - boost: the memory stage for 100 candidates, as the pipeline runs it (one batched embedding of the
   originals it has not embedded before, and one batched filtered query), against the same 100 done one by
   one; and the same stage for 100 originals never seen before (the embedder's time included).

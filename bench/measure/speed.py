@@ -25,7 +25,7 @@ from namesake.adapters.runtime import open_runtime
 from namesake.analysis.inputs import TranscriptIn
 from namesake.app.services import build_services
 from namesake.core.settings import Settings
-from namesake.language_model.scorer import LocalLanguageModel
+from namesake.language_model.local import LocalLanguageModel
 from namesake.reliability.pipeline import warm_stages
 
 

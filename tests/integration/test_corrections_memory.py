@@ -20,7 +20,7 @@ from namesake.corrections_memory.consolidation import WriteOutcome
 from namesake.corrections_memory.reader import CorrectionsMemoryReader
 from namesake.corrections_memory.repository import active_corrections, list_corrections
 from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, WriteResult
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionsMemoryWriter, WriteResult
 from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, MemoryScope, Segment
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from tests.conftest import tuned
@@ -33,9 +33,9 @@ def memory(runtime: Runtime) -> Runtime:
     return runtime
 
 
-def _writer(rt: Runtime, **overrides: object) -> CorrectionMemoryWriter:
+def _writer(rt: Runtime, **overrides: object) -> CorrectionsMemoryWriter:
     settings = tuned(rt.settings, **overrides) if overrides else rt.settings
-    return CorrectionMemoryWriter(rt.db, rt.vectors, rt.embedder, settings)
+    return CorrectionsMemoryWriter(rt.db, rt.vectors, rt.embedder, settings)
 
 
 def _fix(user: str = "u1", original: str = "Mitnou", final: str = "MeetNoo", **kw: object) -> CorrectionInput:
@@ -159,14 +159,14 @@ def test_two_finals_taught_for_the_same_words_and_place_are_a_conflict_until_one
     # neither applies by itself: shown to the reviewer with the later final, the memory's bonus withheld
     seg = Segment("1", "the COVERT vaccine rollout")
     kept, _ = run_stages(PipelineInputs([seg], CanonicalDictionary(), user_id="u1", remembered=remembered), Settings())
-    assert [(c.original, c.final, c.decision) for c in kept] == [("COVERT", "COVID-19", Disposition.PENDING)]
+    assert [(c.original, c.final, c.disposition) for c in kept] == [("COVERT", "COVID-19", Disposition.PENDING)]
     # the other side taught again: it is chosen (supersedes, no conflict left), and applies by itself
     third = writer.record(_fix(original="COVERT", final="COVID", transcript_id="call-3", source_suggestion_id="c"))
     assert third.outcome is WriteOutcome.SUPERSEDED
     assert [(c["final"], c["state"]) for c in list_corrections(memory.db, "u1")] == [("COVID", "applying")]
     remembered = active_corrections(memory.db, "u1")
     kept, _ = run_stages(PipelineInputs([seg], CanonicalDictionary(), user_id="u1", remembered=remembered), Settings())
-    assert [(c.final, c.decision) for c in kept] == [("COVID", Disposition.AUTO_APPLIED)]
+    assert [(c.final, c.disposition) for c in kept] == [("COVID", Disposition.AUTO_APPLIED)]
     # a conflict settled by teaching the same final again: reinforced, applying
     writer.record(_fix(original="Mitnou", final="MeetNoo", source_suggestion_id="d"))
     assert writer.record(_fix(original="Mitnou", final="Meet Now", source_suggestion_id="e")).outcome is (
@@ -211,7 +211,7 @@ def test_no_boost_ever_crosses_users(memory: Runtime) -> None:
 
 def test_expired_promoted_and_other_model_corrections_are_ignored(memory: Runtime) -> None:
     now = datetime.now(UTC)
-    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
+    writer = CorrectionsMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
     writer.record(_fix(original="Alpha", final="ALPHA Corp"))
     promoted = writer.record(_fix(original="Beta", final="BETA Corp"))
     memory.vectors.set_payload(CORRECTIONS_COLLECTION, [promoted.point_id], {"promoted_to_canonical": True})
@@ -275,7 +275,7 @@ def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: R
     from namesake.corrections_memory.repository import active_corrections
 
     now = datetime.now(UTC)
-    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
+    writer = CorrectionsMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings, clock=lambda: now)
     writer.record(_fix(original="Alpha", final="ALPHA Corp", action="manual"))
     writer.record(_fix(original="Beta", final="BETA Corp"))
     with memory.db.session() as s:
@@ -289,7 +289,7 @@ def test_the_exact_path_reads_the_memory_with_the_vector_paths_filters(memory: R
 
 
 def test_the_boost_embeds_each_original_once_and_answers_the_same(memory: Runtime) -> None:
-    CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings).record(_fix())
+    CorrectionsMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings).record(_fix())
     embedded: list[str] = []
 
     class Counting:
@@ -331,7 +331,7 @@ def test_a_taught_fix_applies_until_its_date_and_teaching_it_again_renews_it(mem
 
     start = datetime(2026, 1, 1, tzinfo=UTC)
     clock = {"now": start}
-    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings,
+    writer = CorrectionsMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings,
                                     clock=lambda: clock["now"])  # fmt: skip
     days = memory.settings.reliability_corrections_memory_quarantine_days
 
@@ -363,7 +363,7 @@ def test_a_fix_applied_by_itself_every_week_for_three_months_still_applies(memor
 
     start = datetime(2026, 1, 1, tzinfo=UTC)
     clock = {"now": start}
-    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings,
+    writer = CorrectionsMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings,
                                     clock=lambda: clock["now"])  # fmt: skip
 
     def applies(at: datetime, original: str) -> bool:

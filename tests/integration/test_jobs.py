@@ -18,7 +18,7 @@ from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.errors import VectorStoreError
 from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter, mirror_payload
+from namesake.corrections_memory.writer import CorrectionInput, CorrectionsMemoryWriter, mirror_payload
 from namesake.jobs import tasks
 from namesake.jobs.runner import JobAlreadyRunningError
 from namesake.transcripts.canonical_index import collection_for
@@ -184,7 +184,7 @@ def test_erasure_withdraws_a_global_entry_that_loses_its_support(memory: Runtime
 
 
 def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> None:
-    writer = CorrectionMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings)
+    writer = CorrectionsMemoryWriter(memory.db, memory.vectors, memory.embedder, memory.settings)
     a = writer.record(CorrectionInput(user_id="u", entity_type="ORG", original="Mitnou", final="MeetNoo"))
     b = writer.record(CorrectionInput(user_id="u", entity_type="ORG", original="Cytova", final="Cytiva"))
     memory.vectors.delete(CORRECTIONS_COLLECTION, [b.point_id])  # lost point

@@ -13,7 +13,7 @@ import pytest
 from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, Segment
 from namesake.language_model import scorer as language_model
-from namesake.language_model.scorer import LocalLanguageModel, bundled_model_path, load_language_model
+from namesake.language_model.local import LocalLanguageModel, bundled_model_path, load_language_model
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
@@ -117,13 +117,13 @@ def test_a_missing_model_is_said_once_and_the_pipeline_runs_without_it(
 ) -> None:
     missing = str(tmp_path / "nowhere.gguf")
     language_model._LOADED.pop((missing, "openvino", "auto"), None)
-    with caplog.at_level(logging.WARNING, logger="namesake.language_model.scorer"):
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.local"):
         assert load_language_model(missing) is None
         assert load_language_model(missing) is None
     assert sum("language model not found" in r.getMessage() for r in caplog.records) == 1
     corrupt = tmp_path / "corrupt.gguf"
     corrupt.write_bytes(b"GGUF not really")
-    with caplog.at_level(logging.WARNING, logger="namesake.language_model.scorer"):
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.local"):
         assert load_language_model(str(corrupt)) is None
     assert any("could not load" in r.getMessage() for r in caplog.records)
 
@@ -141,7 +141,7 @@ def test_a_window_is_the_words_around_the_span_as_written() -> None:
 def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     def cand(original: str, final: str, **signals: float) -> Candidate:
         c = Candidate("1", 0, len(original), original, final, "ORG", "canonical", signals=dict(signals))
-        c.decision, c.confidence = Disposition.PENDING, 0.4
+        c.disposition, c.confidence = Disposition.PENDING, 0.4
         return c
 
     def needs_reading(c: Candidate, language: str) -> bool:
@@ -157,7 +157,7 @@ def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     assert not needs_reading(cand("bodes", "Biden's", everyday_word=0.5), "fr")  # the model reads English
     # below the suggest bar, a rewrite is read from RELIABILITY_READ_FROM: what it reads may lift it into the queue
     dropped = cand("bodes", "Biden's", everyday_word=0.5)
-    dropped.decision, dropped.confidence = Disposition.DROPPED, 0.16
+    dropped.disposition, dropped.confidence = Disposition.DROPPED, 0.16
     assert needs_reading(dropped, "en")
     dropped.confidence = 0.14
     assert not needs_reading(dropped, "en")
@@ -167,7 +167,7 @@ def test_only_words_in_use_that_could_be_shown_are_read() -> None:
     shown.memory_bonus = 0.05  # the memory put it in the queue: read whatever its confidence
     assert needs_reading(shown, "en")
     repeating = cand("Coulter", "Beckman Coulter", everyday_word=0.5)
-    repeating.decision, repeating.confidence, repeating.repeats_neighbour = Disposition.DROPPED, 0.3, True
+    repeating.disposition, repeating.confidence, repeating.repeats_neighbour = Disposition.DROPPED, 0.3, True
     assert not needs_reading(repeating, "en")  # dropped whatever it reads
 
 
@@ -183,7 +183,7 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
         Segment("3", "Customers now use Microsoft teams for every meeting they hold."),
     ]
     without, _ = run_stages(PipelineInputs(segs, LISTED), Settings(reliability_language_model="none"))
-    alone = {c.original: c.decision for c in without}
+    alone = {c.original: c.disposition for c in without}
     assert alone["teams"] is Disposition.AUTO_APPLIED  # the trees alone
     assert "comp" not in alone  # "workers CMP claims": letters nobody says as a word, never proposed (nor read)
     kept, stats = run_stages(PipelineInputs(segs, LISTED), Settings(), language_model=lm)
@@ -191,9 +191,9 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
     by_span = {(c.segment_id, c.original): c for c in kept}
     assert ("1", "comp") not in by_span
     teams = by_span.get(("2", "teams"))  # "our sales Teams worked": nobody says that
-    assert teams is None or (teams.decision is not Disposition.AUTO_APPLIED and teams.signals[GAIN] < 0)
+    assert teams is None or (teams.disposition is not Disposition.AUTO_APPLIED and teams.signals[GAIN] < 0)
     backed = by_span[("3", "Microsoft teams")]
-    assert backed.decision is Disposition.AUTO_APPLIED and backed.signals[GAIN] > 0
+    assert backed.disposition is Disposition.AUTO_APPLIED and backed.signals[GAIN] > 0
     assert backed.signals[PAIR_READS] == 1 and backed.signals[PAIR_GAIN] == backed.signals[GAIN]  # how its pair reads
 
 
@@ -334,7 +334,7 @@ def test_without_openvino_the_numpy_pass_runs_and_says_so(
     path = bundled_model_path()
     assert path is not None
     monkeypatch.setitem(sys.modules, "openvino", None)  # what an import finds where no wheel was installed
-    with caplog.at_level(logging.WARNING, logger="namesake.language_model.scorer"):
+    with caplog.at_level(logging.WARNING, logger="namesake.language_model.local"):
         scorer = LocalLanguageModel(path, weights_cache=tmp_path)
     assert scorer.runtime == "numpy float32"
     assert any("OpenVINO unavailable" in r.getMessage() for r in caplog.records)
@@ -358,7 +358,7 @@ MEMORY_PROBE = """
 import sys
 from pathlib import Path
 
-from namesake.language_model.scorer import LocalLanguageModel, bundled_model_path
+from namesake.language_model.local import LocalLanguageModel, bundled_model_path
 from namesake.reliability.ports import Window
 
 

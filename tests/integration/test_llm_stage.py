@@ -145,7 +145,7 @@ def test_only_the_uncertain_band_reaches_the_llm_and_a_gated_span_never_does() -
 def test_the_prompt_carries_at_most_the_list_cap() -> None:
     many = CanonicalDictionary({"orgs": ["Cytiva", *[f"Org{i:03d}" for i in range(120)]], "persons": ["Rainer Blair"]})
     capped = Settings(reliability_llm_uncertain_low=0.0, reliability_llm_uncertain_high=1.0,
-                      reliability_v5_canonical_list_cap=7)  # fmt: skip
+                      llm_prompt_list_cap=7)  # fmt: skip
     payloads = _prompts(capped, many)
     assert payloads and all(len(p["canonical_entities"]) == 7 for p in payloads)
     assert {"Cytiva", "Rainer Blair"} <= set(payloads[0]["canonical_entities"])  # most frequent of each list first

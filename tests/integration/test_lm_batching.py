@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from namesake.language_model.scorer import LocalLanguageModel, load_language_model
+from namesake.language_model.local import LocalLanguageModel, load_language_model
 from namesake.reliability.ports import Window
 
 NAMES = ["Cytiva", "Danaher", "Rainer Blair", "Beckman Coulter", "Jennifer Honeycutt", "SNCF"]

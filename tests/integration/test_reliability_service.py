@@ -15,7 +15,7 @@ from namesake.analysis.inputs import TranscriptIn
 from namesake.core.errors import ConflictError, InputTooLargeError, InvalidInputError
 from namesake.domain.types import SuggestionStatus
 from namesake.reliability.canonical import chunk_payloads
-from namesake.transcripts.canonical_index import ReliabilityRagEnricher
+from namesake.transcripts.canonical_index import CanonicalListReader
 from tests.conftest import analysis_service, retuned
 
 _service = analysis_service
@@ -90,11 +90,11 @@ def test_fetch_reads_whole_lists_by_frequency_and_skips_malformed(runtime: Runti
     points = [VectorPoint(f"00000000-0000-0000-0000-00000000000{i}", vec, p) for i, p in enumerate(payloads)]
     store.upsert("transcript--t9", points)
     settings = runtime.settings
-    d = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("t9")
+    d = CanonicalListReader(store, runtime.db, settings).fetch_canonical_entities("t9")
     assert d.lists["persons"] == ["Bob", "Ann", "Cy"]  # Bob in 3 chunks, Ann first-seen before Cy; nothing cut
     assert d.lists["orgs"] == ["Acme"]
     assert d.malformed == 2
-    empty = ReliabilityRagEnricher(store, runtime.db, settings).fetch_canonical_entities("nothing-here")
+    empty = CanonicalListReader(store, runtime.db, settings).fetch_canonical_entities("nothing-here")
     assert empty.mode.value == "CONTEXT_FREE"
 
 
@@ -104,7 +104,7 @@ def test_shared_layout_keeps_transcripts_apart_in_one_collection(runtime: Runtim
     service.index_entities("ta", None, {"orgs": ["Cytiva"]})
     service.index_entities("tb", None, {"orgs": ["Danaher"]})
     assert runtime.vectors.list_collections() == ["canonical_entities"]
-    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, rt.settings)
+    enricher = CanonicalListReader(runtime.vectors, runtime.db, rt.settings)
     assert enricher.fetch_canonical_entities("ta").lists == {"orgs": ["Cytiva"]}
     assert enricher.fetch_canonical_entities("tb").lists == {"orgs": ["Danaher"]}
     service.index_entities("ta", None, {"orgs": ["Beckman"]})  # re-indexing replaces, never accumulates
@@ -121,10 +121,10 @@ def test_a_transcripts_own_collection_is_made_once_and_its_list_replaced_when_in
 def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local(runtime: Runtime) -> None:
     from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
     from namesake.corrections_memory.reader import CorrectionsMemoryReader
-    from namesake.corrections_memory.writer import CorrectionInput, CorrectionMemoryWriter
+    from namesake.corrections_memory.writer import CorrectionInput, CorrectionsMemoryWriter
 
     CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
-    writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, runtime.settings)
+    writer = CorrectionsMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, runtime.settings)
     writer.record(CorrectionInput(user_id="bob", entity_type="ORG", original="Zorblax", final="Meetnoo"))
     service = _service(runtime, CorrectionsMemoryReader(runtime.vectors, runtime.embedder, runtime.settings))
     batch = [
@@ -303,12 +303,12 @@ def test_a_read_racing_a_transcript_delete_finds_no_list_rather_than_failing(run
 
 def test_a_run_that_reads_no_window_never_loads_the_language_model(settings: Any, make_runtime: Any) -> None:
     rt = make_runtime(settings)
-    rt.preloaded_context_model = NOT_LOADED  # as a fresh process has it
+    rt.preloaded_language_model = NOT_LOADED  # as a fresh process has it
     service = _service(rt)
     said = {"id": "1", "text": "Thanks to the Cytova team and to Meetnu."}
     rare = service.analyze(_transcript("rare", segments=[said]))  # rare words heard for rare names: nothing to read
     assert rare.suggestions and rare.stats["language_model"]["read"] == 0
-    assert rt.preloaded_context_model is NOT_LOADED
+    assert rt.preloaded_language_model is NOT_LOADED
     heard = {"id": "1", "text": "Thanks, Crystal, and welcome to the call."}  # an everyday word for a listed name
     read = service.analyze(_transcript("everyday", segments=[heard]))
-    assert read.stats["language_model"]["read"] > 0 and rt.preloaded_context_model is not NOT_LOADED
+    assert read.stats["language_model"]["read"] > 0 and rt.preloaded_language_model is not NOT_LOADED

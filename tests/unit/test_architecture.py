@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -156,13 +157,13 @@ def test_no_module_reaches_behind_another_packages_face() -> None:
 
 
 def test_the_face_check_sees_a_reach_behind_it() -> None:
-    assert _private_reach(ast.parse("from namesake.reliability.scorer import decide"), "api") == [
+    assert _private_reach(ast.parse("from namesake.reliability.scorer import dispose"), "api") == [
         "namesake.reliability.scorer"
     ]
     assert _private_reach(ast.parse("from namesake.domain import Nothing, Suggestion"), "api") == [
         "namesake.domain.Nothing"
     ]
-    assert _private_reach(ast.parse("from namesake.reliability.scorer import decide"), "reliability") == []
+    assert _private_reach(ast.parse("from namesake.reliability.scorer import dispose"), "reliability") == []
 
 
 def test_every_name_a_face_offers_is_there() -> None:
@@ -266,3 +267,45 @@ def test_every_table_has_an_owner() -> None:
     from namesake.adapters.models import Base
 
     assert {m.class_.__name__ for m in Base.registry.mappers} == set(TABLE_OWNERS)
+
+
+# Names retired for one name per thing (docs/glossary.md); where a retired name may still be said, and why.
+RETIRED = {
+    "language_model/scorer.py": (),
+    "preloaded_context_model": (),
+    "Candidate.decision": (),
+    "scorer.decide": (),
+    "CorrectionMemoryWriter": (),
+    "ReliabilityRagEnricher": (),
+    "RELIABILITY_V5_CANONICAL_LIST_CAP": ("src/namesake/core/settings.py",),  # the warning naming its new name
+    "reliability_v5_canonical_list_cap": (),
+    "reliability.types": (),
+}
+DOCS = ROOT.parents[1] / "docs"
+
+
+def _retired_in(path: Path) -> list[str]:
+    """The retired names a file says where it may not."""
+    text = path.read_text(encoding="utf-8")
+    rel = str(path.relative_to(ROOT.parents[1]))
+    return [
+        name
+        for name, allowed in RETIRED.items()
+        if re.search(rf"(?<!\w){re.escape(name)}\b", text) and rel not in allowed
+    ]
+
+
+def test_no_retired_name_is_used_in_the_code_or_the_docs() -> None:
+    files = [p for p in ROOT.rglob("*.py") if "migrations" not in p.parts]
+    files += [p for p in DOCS.rglob("*.md") if p.name != "glossary.md"] + [ROOT.parents[1] / "README.md"]
+    found = {str(p.relative_to(ROOT.parents[1])): names for p in files if (names := _retired_in(p))}
+    assert found == {}
+
+
+def test_the_retired_check_sees_a_retired_name(tmp_path: Path) -> None:
+    probe = ROOT / "__probe_retired__.py"
+    probe.write_text("x = CorrectionMemoryWriter  # and preloaded_context_model\n")
+    try:
+        assert _retired_in(probe) == ["preloaded_context_model", "CorrectionMemoryWriter"]
+    finally:
+        probe.unlink()

@@ -34,7 +34,7 @@ def _kept(on: bool, refused: dict[tuple[str, str], int] | None = None) -> list[t
     lists = CanonicalDictionary({"orgs": ["NextEra Energy Partners"]})
     settings = Settings(reliability_language_model="none", reliability_edge_forms=on)
     kept, _ = run_stages(PipelineInputs(segments, lists, refused=refused or {}), settings)
-    return [(c.original, c.final, c.decision, c.confidence) for c in kept]
+    return [(c.original, c.final, c.disposition, c.confidence) for c in kept]
 
 
 def test_an_applied_rewrite_brings_its_edge_words_as_edits_of_their_own_with_its_decision() -> None:
@@ -60,8 +60,8 @@ def test_an_edge_word_refused_as_often_as_made_waits_for_a_reviewer() -> None:
     inputs = PipelineInputs(segments, lists, refused={refusal_key("energy", "Energy"): 1}, remembered=made)
     kept, _ = run_stages(inputs, Settings(reliability_language_model="none"))
     decided = {c.original: c for c in kept}
-    assert decided["energy"].refused_as_often and decided["energy"].decision is Disposition.PENDING
-    assert decided["partners"].decision is Disposition.AUTO_APPLIED and not decided["partners"].contested
+    assert decided["energy"].refused_as_often and decided["energy"].disposition is Disposition.PENDING
+    assert decided["partners"].disposition is Disposition.AUTO_APPLIED and not decided["partners"].contested
 
 
 def test_the_page_says_why_an_edge_word_changed_without_a_number() -> None:

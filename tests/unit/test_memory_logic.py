@@ -107,7 +107,7 @@ def _taught(text: str, *fixes: RememberedCorrection, settings: Settings | None =
     """What the pipeline does with each span of `text` for a user who taught `fixes`: {original: (final, decision)}."""
     inputs = PipelineInputs([Segment("1", text)], CanonicalDictionary(), user_id="u", remembered=list(fixes))
     kept, _ = run_stages(inputs, settings or Settings())
-    return {c.original: (c.final, c.decision.value) for c in kept}
+    return {c.original: (c.final, c.disposition.value) for c in kept}
 
 
 def test_a_fix_taught_on_u_s_never_reaches_the_pronoun_us() -> None:

@@ -19,7 +19,7 @@ TEXT = "Thanks VJ Camara, and Gym Rabbo, over to Marcus."
 def _cand(original: str, final: str, decision: Disposition, confidence: float, nth: int = 0) -> Candidate:
     start = TEXT.index(original) if nth == 0 else TEXT.index(original, TEXT.index(original) + 1)
     c = Candidate("1", start, start + len(original), original, final, "PERSON", CandidateSource.LISTS)
-    c.decision, c.confidence, c.signals = decision, confidence, {"edit": confidence}
+    c.disposition, c.confidence, c.signals = decision, confidence, {"edit": confidence}
     return c
 
 
@@ -32,7 +32,7 @@ def test_pending_pieces_of_one_value_become_one_suggestion_at_the_weakest_confid
         _cand("Marcus", "Markus", Disposition.PENDING, 0.30),  # alone: nothing to join
     ]
     out = merged_pieces(kept, {"1": TEXT}, ["Vijay Kumar", "Jim Robo", "Markus Blanka"])
-    assert [(c.original, c.final, c.decision) for c in out] == [
+    assert [(c.original, c.final, c.disposition) for c in out] == [
         ("VJ Camara", "Vijay Kumar", Disposition.PENDING),
         ("Gym", "Jim", Disposition.AUTO_APPLIED),
         ("Rabbo", "Robo", Disposition.AUTO_APPLIED),
@@ -64,5 +64,5 @@ def test_on_the_dev_call_an_analysts_name_heard_in_pieces_is_one_suggestion() ->
     settings = Settings(reliability_language_model="none", reliability_auto_apply_threshold=1.0)
     inputs = PipelineInputs([Segment(segment["id"], segment["text"])], CanonicalDictionary(call["canonical_entities"]))
     kept, _ = run_stages(inputs, settings)
-    named = [(c.original, c.final, c.decision, c.signals.get(PIECES)) for c in kept if "Peterson" in c.final]
+    named = [(c.original, c.final, c.disposition, c.signals.get(PIECES)) for c in kept if "Peterson" in c.final]
     assert named == [("Tyco Pearson", "Tycho Peterson", Disposition.PENDING, 2.0)]

@@ -29,7 +29,7 @@ def test_a_list_value_heard_for_its_twin_on_the_list_is_left_to_a_reviewer() -> 
     passed = apply_gate(raw, lists.entries()).passed
     assert [(c.original, c.final, c.rewrites_canonical) for c in passed] == [("FTL", "FPL", True)]
     kept, _ = run_stages(PipelineInputs(segs, lists), Settings())
-    assert all(c.decision is not Disposition.AUTO_APPLIED for c in kept if c.original == "FTL")
+    assert all(c.disposition is not Disposition.AUTO_APPLIED for c in kept if c.original == "FTL")
 
 
 def test_a_list_value_is_still_right_against_its_inflections_and_unlike_values() -> None:
@@ -97,5 +97,5 @@ def test_a_name_the_trees_rate_low_is_shown_folded_not_dropped() -> None:
     for lists, text, pair in cases:
         kept, _ = run_stages(PipelineInputs([Segment("1", text)], aggregate_payloads([lists])), settings)
         found = [c for c in kept if (c.original, c.final) == pair]
-        assert len(found) == 1 and found[0].decision is Disposition.PENDING, pair
+        assert len(found) == 1 and found[0].disposition is Disposition.PENDING, pair
         assert settings.reliability_suggest_threshold <= found[0].confidence < 0.20 < settings.review_fold_below

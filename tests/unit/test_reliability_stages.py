@@ -21,7 +21,7 @@ from namesake.reliability.candidates import spot_candidates, token_set_similarit
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.scorer import Scorer, confidence, decide, resolve_overlaps, score_candidates
+from namesake.reliability.scorer import Scorer, confidence, dispose, resolve_overlaps, score_candidates
 
 DICT = CanonicalDictionary(
     {
@@ -117,7 +117,7 @@ def test_confidence_rises_with_evidence_and_falls_for_common_words() -> None:
      (W.suggest - 0.01, Disposition.DROPPED), (0.0, Disposition.DROPPED)],
 )  # fmt: skip
 def test_decision_thresholds(conf: float, decision: Disposition) -> None:
-    assert decide(Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf), W) is decision
+    assert dispose(Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf), W) is decision
 
 
 def test_a_rewrite_the_language_model_read_has_its_own_bars() -> None:
@@ -130,11 +130,11 @@ def test_a_rewrite_the_language_model_read_has_its_own_bars() -> None:
         return Candidate("1", 0, 3, "abc", "abd", "ORG", "rag", confidence=conf, signals=signals)
 
     between = (w.read_suggest + w.suggest) / 2
-    assert decide(cand(between, read=True), w) is Disposition.PENDING
-    assert decide(cand(between, read=False), w) is Disposition.DROPPED
-    assert decide(cand(w.read_suggest - 0.01, read=True), w) is Disposition.DROPPED
-    assert decide(cand(w.auto_apply, read=True), w) is Disposition.PENDING
-    assert decide(cand(w.read_auto_apply, read=True), w) is Disposition.AUTO_APPLIED
+    assert dispose(cand(between, read=True), w) is Disposition.PENDING
+    assert dispose(cand(between, read=False), w) is Disposition.DROPPED
+    assert dispose(cand(w.read_suggest - 0.01, read=True), w) is Disposition.DROPPED
+    assert dispose(cand(w.auto_apply, read=True), w) is Disposition.PENDING
+    assert dispose(cand(w.read_auto_apply, read=True), w) is Disposition.AUTO_APPLIED
 
 
 def test_a_confidence_does_not_move_with_the_thresholds() -> None:
@@ -158,7 +158,7 @@ def test_run_stages_end_to_end_and_context_free_without_dictionary() -> None:
     kept, stats = run_stages(PipelineInputs(segs, DICT), Settings())
     assert stats.mode == Mode.RAG_ENHANCED and stats.gate_hits >= 1
     assert {(c.original, c.final) for c in kept} >= {("Reiner", "Rainer"), ("Cytova", "Cytiva")}
-    assert all(c.decision is not Disposition.DROPPED for c in kept)
+    assert all(c.disposition is not Disposition.DROPPED for c in kept)
     kept, stats = run_stages(PipelineInputs(segs, CanonicalDictionary({})), Settings())
     assert stats.mode == Mode.CONTEXT_FREE and kept == []
 
@@ -181,8 +181,8 @@ def test_a_pair_the_user_made_more_often_than_refused_is_judged_on_its_signals_a
     contested.memory_bonus = 0.2  # what the reader would add: ignored for a contested pair
     score_candidates([contested], W)
     assert contested.contested and not contested.refused_as_often and stats.refused_by_user == 0
-    assert contested.confidence == before and contested.decision is fresh[("Cytova", "Cytiva")].decision
-    assert fresh[("Cytova", "Cytiva")].decision is Disposition.AUTO_APPLIED
+    assert contested.confidence == before and contested.disposition is fresh[("Cytova", "Cytiva")].disposition
+    assert fresh[("Cytova", "Cytiva")].disposition is Disposition.AUTO_APPLIED
 
 
 def test_a_pair_refused_as_often_as_it_was_made_is_left_to_a_reviewer() -> None:
@@ -192,7 +192,7 @@ def test_a_pair_refused_as_often_as_it_was_made_is_left_to_a_reviewer() -> None:
     kept, _ = run_stages(inputs, Settings())
     contested = {(c.original, c.final): c for c in kept}[("Cytova", "Cytiva")]
     assert contested.contested and contested.refused_as_often and contested.reviewer_decides
-    assert contested.decision is Disposition.PENDING and contested.audit()["refused_as_often"] == 1.0
+    assert contested.disposition is Disposition.PENDING and contested.audit()["refused_as_often"] == 1.0
 
 
 def test_near_spellings_of_a_remembered_original_get_the_users_final() -> None:
@@ -211,9 +211,9 @@ def test_completing_a_right_entity_is_only_ever_a_pending_suggestion() -> None:
     conoco = [c for c in passed if c.final == "ConocoPhillips"]
     assert conoco and all(c.extends_right_entity for c in conoco)
     sure = Candidate("1", 11, 18, "Conical", "ConocoPhillips", "ORG", "rag", confidence=0.99)
-    assert decide(sure, W) is Disposition.AUTO_APPLIED
+    assert dispose(sure, W) is Disposition.AUTO_APPLIED
     sure.extends_right_entity = True
-    assert decide(sure, W) is Disposition.PENDING  # however confident: a reviewer decides
+    assert dispose(sure, W) is Disposition.PENDING  # however confident: a reviewer decides
 
 
 AMPERSANDS = CanonicalDictionary({"acronyms": ["M&A", "Q&A"], "orgs": ["Coolers & Equipment", "Q and A Partners"]})
@@ -233,7 +233,7 @@ def test_an_ampersand_said_as_and_is_written_as_canonical(text: str, expected: t
     passed = apply_gate(raw, AMPERSANDS.entries()).passed
     assert expected in _pairs(passed)
     kept, _ = run_stages(PipelineInputs(seg, AMPERSANDS), Settings())
-    auto = [(c.original, c.final) for c in kept if c.decision is Disposition.AUTO_APPLIED]
+    auto = [(c.original, c.final) for c in kept if c.disposition is Disposition.AUTO_APPLIED]
     assert auto == [expected]
 
 
@@ -287,7 +287,9 @@ def test_a_web_address_said_aloud_wins_over_the_readings_of_its_name_inside_it()
     # right entity "yeti" rather than swallowing it, so it is not held for a reviewer as "Conical Phillips" is
     d = CanonicalDictionary({"orgs": ["YETI", "Amazon"], "keywords": ["YETI.com", "Drinkware"]})
     kept, _ = run_stages(PipelineInputs([Segment("s1", "the standout was yeti dot com this quarter")], d), Settings())
-    assert [(c.original, c.final, c.decision) for c in kept] == [("yeti dot com", "YETI.com", Disposition.AUTO_APPLIED)]
+    assert [(c.original, c.final, c.disposition) for c in kept] == [
+        ("yeti dot com", "YETI.com", Disposition.AUTO_APPLIED)
+    ]
 
 
 def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_inside_it() -> None:
@@ -296,10 +298,10 @@ def test_among_equal_decisions_a_name_said_as_listed_wins_over_a_surer_reading_i
     inside = Candidate("s1", 4, 8, "yeti", "YETI", "ORG", "rag", confidence=0.95)
     other = Candidate("s1", 4, 8, "yeti", "Yetis", "ORG", "rag", confidence=0.99)  # not of the same name
     for c in (said, inside, other):
-        c.decision = Disposition.AUTO_APPLIED
+        c.disposition = Disposition.AUTO_APPLIED
     assert resolve_overlaps([inside, said]) == [said]
     assert resolve_overlaps([other, said]) == [other]  # confidence decides, as before
-    said.decision = Disposition.PENDING
+    said.disposition = Disposition.PENDING
     assert resolve_overlaps([inside, said]) == [inside]  # the stronger decision first, as before
 
 
@@ -346,8 +348,8 @@ def test_the_memory_alone_never_auto_applies_but_lifts_what_the_signals_support(
     score_candidates(kept, W)
     by = {c.original: c for c in kept}
     # "uh" → "GMA" was right once, somewhere: shown to the reviewer, never applied on its own
-    assert by["uh"].decision is Disposition.PENDING
-    assert by["Cytova"].decision is Disposition.AUTO_APPLIED
+    assert by["uh"].disposition is Disposition.PENDING
+    assert by["Cytova"].disposition is Disposition.AUTO_APPLIED
 
 
 def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
@@ -386,7 +388,7 @@ def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere(po
         Segment("3", "put the cap back on the bottle"),  # an everyday word somewhere else
     ]
     kept, _ = run_stages(PipelineInputs(segs, nothing, remembered=memo), Settings(reliability_memory_policy=policy))
-    by = {(c.segment_id, c.original): c.decision for c in kept}
+    by = {(c.segment_id, c.original): c.disposition for c in kept}
     assert by[("1", "Zorblax")] is Disposition.AUTO_APPLIED
     # the hand rules apply an everyday word taught once where the words around match; the learned policy,
     # which saw such fixes go wrong, waits for more (a second teaching, or other signals) and shows it
@@ -415,7 +417,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
         Segment("8", "they told us that on the call"),
     ]
     kept, _ = run_stages(PipelineInputs(segs, d, remembered=memo), Settings())
-    by = {(c.segment_id, c.original): (c.final, c.decision) for c in kept}
+    by = {(c.segment_id, c.original): (c.final, c.disposition) for c in kept}
     assert by[("1", "Kobe 19")] == ("COVID-19", Disposition.AUTO_APPLIED) and ("1", "Kobe") not in by
     assert by[("2", "Colombia")] == ("Columbia", Disposition.AUTO_APPLIED)
     assert by[("3", "Colombia")] == ("Columbia", Disposition.PENDING)  # the list and the user disagree: a reviewer
@@ -478,12 +480,13 @@ def test_a_word_made_letters_is_spotted_flagged_and_never_proposed_unless_the_us
 
 def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings_decision() -> None:
     def taught(original: str, final: str, *, one_off: bool = False) -> Candidate:
+        taught = TaughtMatch(1.0, 1.0, 3.0, one_off=one_off)
         return Candidate("s", 0, len(original), original, final, "ORG", "memory", confidence=0.3,
-                         decision=Disposition.PENDING, taught=TaughtMatch(1.0, 1.0, 3.0, one_off=one_off))  # fmt: skip
+                         disposition=Disposition.PENDING, taught=taught)  # fmt: skip
 
     def reading(end: int) -> Candidate:
         return Candidate("s", 0, end, "yeti"[:end], "YETI", "ORG", "rag", confidence=0.95,
-                         decision=Disposition.AUTO_APPLIED)  # fmt: skip
+                         disposition=Disposition.AUTO_APPLIED)  # fmt: skip
 
     fix = taught("yeti dot", "YETI.com")
     assert [k.final for k in resolve_overlaps([fix, reading(4)])] == ["YETI.com"]  # the user's final wins the span
@@ -493,7 +496,7 @@ def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings
     paste = taught("yeti dot", "YETI.com is the best cooler company there is, " * 3, one_off=True)
     assert [k.final for k in resolve_overlaps([paste, reading(4)])] == ["YETI"]  # a paste never takes over
     wider = Candidate("s", 0, 12, "yeti dot com", "YETI.com", "ORG", "rag", confidence=0.9,
-                      decision=Disposition.AUTO_APPLIED)  # fmt: skip
+                      disposition=Disposition.AUTO_APPLIED)  # fmt: skip
     narrow = taught("yeti", "Yeti Holdings")
     assert [k.final for k in resolve_overlaps([narrow, wider])] == ["YETI.com"]  # a wider reading is not inside it
     assert narrow.covers_reading is None
@@ -501,7 +504,7 @@ def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings
 
 def test_a_final_the_vector_memory_swapped_in_is_shown_not_applied() -> None:
     """The signals judged "yeti" → YETI; the memory's "YETI's" (taught on "yetis") is the reviewer's call."""
-    c = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95, decision=Disposition.AUTO_APPLIED)
+    c = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95, disposition=Disposition.AUTO_APPLIED)
     take_remembered_final(c, "YETI's")
     assert (c.final, c.proposed_final, c.source) == ("YETI's", "YETI", "memory")
     assert memory_bounds(c, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.PENDING

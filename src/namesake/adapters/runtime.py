@@ -13,7 +13,7 @@ from namesake.core import Settings
 from namesake.language_model import LocalLanguageModel, build_language_model, model_file
 from namesake.reliability import LanguageModel, Window
 
-# what `Runtime.preloaded_context_model` holds until the language model is first asked for
+# what `Runtime.preloaded_language_model` holds until the language model is first asked for
 NOT_LOADED = object()
 
 
@@ -27,27 +27,27 @@ class Runtime:
     embedder: Embedder
     llm: LLMProvider | None
     # loaded on first use: a process that hands the stages to workers (`analyze --workers`) never pays for it
-    preloaded_context_model: LanguageModel | object | None = field(default=None, repr=False)
+    preloaded_language_model: LanguageModel | object | None = field(default=None, repr=False)
 
     @property
     def language_model(self) -> LanguageModel | None:
         """The language model (None: off, or it cannot load), loaded once per process when first asked for."""
-        if self.preloaded_context_model is NOT_LOADED:
-            self.preloaded_context_model = build_language_model(self.settings)
-        model = self.preloaded_context_model
+        if self.preloaded_language_model is NOT_LOADED:
+            self.preloaded_language_model = build_language_model(self.settings)
+        model = self.preloaded_language_model
         return model if isinstance(model, LanguageModel) else None
 
     @property
     def language_model_on_demand(self) -> LanguageModel | None:
         """The language model for one run, loaded only if the run reads a window (None: off, or it cannot load)."""
-        if self.preloaded_context_model is NOT_LOADED:
+        if self.preloaded_language_model is NOT_LOADED:
             # off or missing: said, and the run goes on without it, as when it is loaded
             return LanguageModelOnDemand(self) if model_file(self.settings) is not None else self.language_model
         return self.language_model
 
     def clear_caches(self) -> None:
         """Forget what the language model has read (its windows' gains), if it is loaded: memory back at idle."""
-        model = self.preloaded_context_model
+        model = self.preloaded_language_model
         if isinstance(model, LanguageModel) and hasattr(model, "clear_cache"):
             model.clear_cache()
 

@@ -48,7 +48,7 @@ from namesake.reliability import (
 )
 from namesake.review import ReviewedTranscript, TimedSegment, reviewed
 from namesake.transcripts import (
-    ReliabilityRagEnricher,
+    CanonicalListReader,
     TranscriptStore,
     TranscriptView,
     delete_transcript,
@@ -113,7 +113,7 @@ class AnalysisService:
         self,
         runtime: Runtime,
         transcripts: TranscriptStore,
-        enricher: ReliabilityRagEnricher,
+        enricher: CanonicalListReader,
         booster: MemoryBooster | None = None,
         renew: Callable[[str, list[tuple[str, str]]], int] | None = None,
     ) -> None:

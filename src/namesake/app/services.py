@@ -14,9 +14,9 @@ from namesake.app.admission import Admission
 from namesake.app.metrics import Metrics
 from namesake.core import NamesakeError
 from namesake.corrections_memory import (
-    CorrectionMemoryWriter,
     CorrectionsMemoryBootstrap,
     CorrectionsMemoryReader,
+    CorrectionsMemoryWriter,
     ErasureReceipt,
     ForgetReceipt,
     Refusal,
@@ -33,7 +33,7 @@ from namesake.jobs import expire_transcripts as expire_transcripts_job
 from namesake.jobs import promote as promote_job
 from namesake.jobs import reconcile as reconcile_job
 from namesake.review import ReviewService, SqlReviewUnitOfWork
-from namesake.transcripts import ReliabilityRagEnricher, TranscriptDeletion, TranscriptStore, delete_transcript
+from namesake.transcripts import CanonicalListReader, TranscriptDeletion, TranscriptStore, delete_transcript
 from namesake.users import build_terms, export
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ class Services:
     runtime: Runtime
     analysis: AnalysisService
     review: ReviewService
-    writer: CorrectionMemoryWriter  # a correction recorded directly (benches, tests), outside a review
+    writer: CorrectionsMemoryWriter  # a correction recorded directly (benches, tests), outside a review
     metrics: Metrics
     admission: Admission = field(default_factory=lambda: Admission(32))  # analyses held at once (HTTP)
 
@@ -126,9 +126,11 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     m = metrics or Metrics()
     CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, s).ensure_collection()
     reader = CorrectionsMemoryReader(runtime.vectors, runtime.embedder, s, on_error=m.failsoft_reads.inc)
-    writer = CorrectionMemoryWriter(runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc)
+    writer = CorrectionsMemoryWriter(
+        runtime.db, runtime.vectors, runtime.embedder, s, on_compensate=m.compensations.inc
+    )
     transcripts = TranscriptStore(runtime.db, s.erasure_grace_seconds)
-    enricher = ReliabilityRagEnricher(runtime.vectors, runtime.db, s, partial(promoted_vocabulary, runtime.db))
+    enricher = CanonicalListReader(runtime.vectors, runtime.db, s, partial(promoted_vocabulary, runtime.db))
     review = ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds))
     analysis = AnalysisService(runtime, transcripts, enricher, reader, renew=writer.renew_applied)
     return Services(runtime, analysis, review, writer, m, Admission(s.analysis_queue_limit))

@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     reliability_language_model_right_words: Annotated[int, Field(ge=0, le=64)] = 3
 
     # --- reliability pipeline -----------------------------------------------------------
-    reliability_v5_canonical_list_cap: Positive = 50
+    llm_prompt_list_cap: Positive = 50
     # promoted values merged into every analysis of a user: theirs and the global ones, most supported first
     reliability_promoted_max_per_user: Positive = 1_000
     reliability_promoted_max_global: Positive = 1_000
@@ -263,7 +263,8 @@ REMOVED = {
     "MAX_FINAL_CHARS": "an edit's final is limited by RELIABILITY_CORRECTIONS_MEMORY_FINAL_TEXT_MAX_LEN, the length "
     "the memory keeps (one limit: nothing is cut silently)",
     "RELIABILITY_RAG_CANONICAL_MAX_ITEMS": "lists are no longer cut before spotting (every entry is matched); "
-    "the LLM prompt's list is capped by RELIABILITY_V5_CANONICAL_LIST_CAP",
+    "the LLM prompt's list is capped by LLM_PROMPT_LIST_CAP",
+    "RELIABILITY_V5_CANONICAL_LIST_CAP": "renamed LLM_PROMPT_LIST_CAP (the same cap on the list an LLM prompt carries)",
 }
 
 

@@ -26,20 +26,20 @@ if TYPE_CHECKING:
     from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
     from namesake.corrections_memory.writer import (
         CorrectionInput,
-        CorrectionMemoryWriter,
+        CorrectionsMemoryWriter,
         MemoryUnit,
         PreparedCorrection,
     )
 
 __all__ = [
     "CorrectionInput",
-    "CorrectionMemoryWriter",
     "CorrectionState",
     "CorrectionsMemoryBootstrap",
     "CorrectionsMemoryCleanup",
     "CorrectionsMemoryPromotion",
     "CorrectionsMemoryReader",
     "CorrectionsMemoryReconciler",
+    "CorrectionsMemoryWriter",
     "ErasureReceipt",
     "ForgetReceipt",
     "MemoryUnit",
@@ -104,7 +104,7 @@ __getattr__ = lazy_names(
         ),
         "namesake.corrections_memory.writer": (
             "CorrectionInput",
-            "CorrectionMemoryWriter",
+            "CorrectionsMemoryWriter",
             "MemoryUnit",
             "PreparedCorrection",
         ),

@@ -9,7 +9,7 @@ from sqlalchemy import any_, func, literal, select, text
 
 from namesake.adapters import CorrectionMirror, VectorPoint
 from namesake.core import CORRECTIONS_COLLECTION, ConflictError
-from namesake.corrections_memory.writer import CorrectionMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
+from namesake.corrections_memory.writer import CorrectionsMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
 from namesake.domain import CorrectionStatus
 
 
@@ -52,7 +52,7 @@ def unteach_step(row: TaughtCorrection | None, suggestion_id: str) -> UnteachOut
 
 
 def unteach_in(
-    writer: CorrectionMemoryWriter, work: MemoryUnit, *, user_id: str, suggestion_id: str
+    writer: CorrectionsMemoryWriter, work: MemoryUnit, *, user_id: str, suggestion_id: str
 ) -> UnteachOutcome | None:
     """Take back the memory write the decision on `suggestion_id` made, in the caller's unit of work.
 
@@ -101,7 +101,7 @@ def unteach_in(
     return _restore(writer, work, replaced)
 
 
-def _restore(writer: CorrectionMemoryWriter, work: MemoryUnit, row: CorrectionMirror) -> UnteachOutcome:
+def _restore(writer: CorrectionsMemoryWriter, work: MemoryUnit, row: CorrectionMirror) -> UnteachOutcome:
     """The correction an undone one had replaced applies again: active, and back in the index."""
     row.status = CorrectionStatus.ACTIVE
     row.updated_at = func.now()

@@ -76,7 +76,7 @@ class PreparedCorrection:
 class MemoryUnit:
     """One unit of work: the transaction the memory and what taught it write in, and the index writes to undo.
 
-    Opened by `CorrectionMemoryWriter.unit()`; the caller writes its own rows (a decision, a manual fix) in
+    Opened by `CorrectionsMemoryWriter.unit()`; the caller writes its own rows (a decision, a manual fix) in
     `session`, the writer records in it; one commit, or nothing and every index write undone.
     """
 
@@ -144,7 +144,7 @@ def correction_lock_key(user_id: str, entity_type: str, original_norm: str) -> s
     return f"corrections:{user_id}\x1f{entity_type}\x1f{original_norm}"
 
 
-class CorrectionMemoryWriter:
+class CorrectionsMemoryWriter:
     """Writes corrections so that PostgreSQL and Qdrant agree, or the caller hears why not."""
 
     def __init__(

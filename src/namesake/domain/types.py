@@ -323,7 +323,7 @@ class Candidate:
     source: CandidateSource
     signals: dict[str, float] = field(default_factory=dict)  # what the scorer reads, by name
     confidence: float = 0.0
-    decision: Disposition = Disposition.DROPPED
+    disposition: Disposition = Disposition.DROPPED
     # How the spotter matched it: the whole window and the entry's form (before edge trimming), the entry's
     # frequency rank and both lengths in tokens; what the similarity signals are computed on.
     match_original: str | None = None
@@ -370,17 +370,17 @@ class Candidate:
     @property
     def never_proposed(self) -> bool:
         """Scored like any candidate (the trees learn from it) but never shown nor read: a repeated neighbour or an
-        everyday word made letters (`scorer.decide`, `reading.needs_reading`)."""
+        everyday word made letters (`scorer.dispose`, `reading.needs_reading`)."""
         return self.repeats_neighbour or self.word_for_letters
 
     @property
     def reviewer_decides(self) -> bool:
-        """Never applied by itself whatever its confidence (`scorer.decide`): one of the REVIEWER_DECIDES flags."""
+        """Never applied by itself whatever its confidence (`scorer.dispose`): one of the REVIEWER_DECIDES flags."""
         return any(getattr(self, flag) for flag in REVIEWER_DECIDES)
 
-    def capped(self, decision: Disposition) -> Disposition:
-        """`decision`, at most pending where a reviewer decides (the one place the REVIEWER_DECIDES cap is applied)."""
-        return Disposition.PENDING if self.reviewer_decides and decision is Disposition.AUTO_APPLIED else decision
+    def capped(self, disposition: Disposition) -> Disposition:
+        """`disposition`, at most pending where a reviewer decides (the one place the REVIEWER_DECIDES cap applies)."""
+        return Disposition.PENDING if self.reviewer_decides and disposition is Disposition.AUTO_APPLIED else disposition
 
     @property
     def span(self) -> tuple[str, int, int]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from namesake.core import lazy_names
 
 if TYPE_CHECKING:
-    from namesake.language_model.scorer import LocalLanguageModel, build_language_model, model_file, warm_read
+    from namesake.language_model.local import LocalLanguageModel, build_language_model, model_file, warm_read
 
 __all__ = [
     "LocalLanguageModel",
@@ -19,7 +19,7 @@ __all__ = [
 __getattr__ = lazy_names(
     "namesake.language_model",
     {
-        "namesake.language_model.scorer": (
+        "namesake.language_model.local": (
             "LocalLanguageModel",
             "build_language_model",
             "model_file",

@@ -82,7 +82,7 @@ def aggregate_payloads(payloads: Iterable[Any]) -> CanonicalDictionary:
     """Merge chunk payloads into whole lists sorted by frequency (first seen wins ties).
 
     No per-list cap here: the spotter matches every entry (the scorer sorts weak matches out);
-    only what goes into an LLM prompt is capped (RELIABILITY_V5_CANONICAL_LIST_CAP).
+    only what goes into an LLM prompt is capped (LLM_PROMPT_LIST_CAP).
     """
     counts: dict[str, Counter[str]] = {n: Counter() for n in CANONICAL_LISTS}
     first_seen: dict[str, dict[str, int]] = {n: {} for n in CANONICAL_LISTS}

@@ -66,7 +66,7 @@ def edge_form_fixes(
     the user refused stays as heard, one refused as often as made is left to a reviewer (apply_refusals)."""
     fixes = apply_refusals(_fixes(kept, texts), refused, remembered)
     for c in fixes:
-        c.decision = c.capped(c.decision)
+        c.disposition = c.capped(c.disposition)
     return fixes
 
 
@@ -77,7 +77,7 @@ def _fixes(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
         taken[c.segment_id].append((c.start_char, c.end_char))
     out: list[Candidate] = []
     for c in kept:
-        if c.decision is not Disposition.AUTO_APPLIED or c.segment_id not in texts:
+        if c.disposition is not Disposition.AUTO_APPLIED or c.segment_id not in texts:
             continue
         text = texts[c.segment_id]
         pieces = edge_pieces(text, c.start_char, c.end_char, c.final, c.match_final)

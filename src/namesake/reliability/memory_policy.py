@@ -289,9 +289,9 @@ class LearnedPolicy:
 
 
 def memory_bounds(
-    c: Candidate, evidence: float, decision: Disposition, auto_apply: float, learned: LearnedPolicy | None = None
+    c: Candidate, evidence: float, disposition: Disposition, auto_apply: float, learned: LearnedPolicy | None = None
 ) -> Disposition:
-    """The decision once the memory's rules apply.
+    """The disposition once the memory's rules apply.
 
     A fix the user taught is applied where it was taught (same original, and no everyday word or a like
     context) — or, under the learned policy, where the policy says it is right; any other remembered fix, or
@@ -300,22 +300,22 @@ def memory_bounds(
     near original; a paste is never applied elsewhere.
     """
     if c.contested:
-        return decision
+        return disposition
     if c.taught is not None and c.taught.conflict:  # two finals taught for these words: the reviewer chooses
         return Disposition.PENDING
-    if c.proposed_final is not None and c.taught is None and decision is Disposition.AUTO_APPLIED:
+    if c.proposed_final is not None and c.taught is None and disposition is Disposition.AUTO_APPLIED:
         # the vector memory put in a final taught on another original ("yetis" → YETI's, on "yeti"): the
         # signals judged the spotter's final, not this one (the learning loop: 56 of 71 such edits harmed)
         return Disposition.PENDING
     if c.covers_reading is not None:  # a reading inside the taught span was decided so: at least that
         return max(
-            c.covers_reading, _policy(c, evidence, decision, auto_apply, learned), key=DISPOSITION_RANK.__getitem__
+            c.covers_reading, _policy(c, evidence, disposition, auto_apply, learned), key=DISPOSITION_RANK.__getitem__
         )
-    return _policy(c, evidence, decision, auto_apply, learned)
+    return _policy(c, evidence, disposition, auto_apply, learned)
 
 
 def _policy(
-    c: Candidate, evidence: float, decision: Disposition, auto_apply: float, learned: LearnedPolicy | None
+    c: Candidate, evidence: float, disposition: Disposition, auto_apply: float, learned: LearnedPolicy | None
 ) -> Disposition:
     """memory_bounds for an uncontested candidate: the learned policy or the hand rules."""
     if learned is not None and c.taught is not None and c.taught.similarity > 0:
@@ -324,11 +324,11 @@ def _policy(
         return Disposition.PENDING
     if taught_here(c):
         return Disposition.AUTO_APPLIED
-    if c.taught is not None and c.taught.similarity > 0 and decision is Disposition.DROPPED:
+    if c.taught is not None and c.taught.similarity > 0 and disposition is Disposition.DROPPED:
         return Disposition.PENDING
-    if decision is Disposition.AUTO_APPLIED and evidence < auto_apply:
+    if disposition is Disposition.AUTO_APPLIED and evidence < auto_apply:
         return Disposition.PENDING
-    return decision
+    return disposition
 
 
 def may_apply_away(features: dict[str, float]) -> bool:

@@ -71,7 +71,7 @@ def merged_pieces(kept: list[Candidate], texts: dict[str, str], values: Iterable
     """`kept` with each run of pending pieces of one list value replaced by one pending suggestion over them all."""
     pieces = [
         Piece(c.segment_id, c.start_char, c.end_char, c.final,
-              c.decision is Disposition.PENDING and c.source is CandidateSource.LISTS and c.taught is None)
+              c.disposition is Disposition.PENDING and c.source is CandidateSource.LISTS and c.taught is None)
         for c in kept
     ]  # fmt: skip
     runs = piece_runs(pieces, texts, values)

@@ -164,7 +164,9 @@ def _held(c: Candidate) -> bool:
 def _worth_keeping(c: Candidate) -> bool:
     """A reading that may still become a suggestion (the memory or the LLM can lift the rest only so far)."""
     return (
-        c.confidence > KEEP_ABOVE or c.decision is not Disposition.DROPPED or c.source == CandidateSource.CONTEXT_FREE
+        c.confidence > KEEP_ABOVE
+        or c.disposition is not Disposition.DROPPED
+        or c.source == CandidateSource.CONTEXT_FREE
     )
 
 
@@ -220,13 +222,13 @@ def run_stages(
                 dictionary=inputs.dictionary,
                 texts={s.id: s.text for s in inputs.segments},
                 batch_size=settings.llm_batch_size,
-                list_cap=settings.reliability_v5_canonical_list_cap,
+                list_cap=settings.llm_prompt_list_cap,
             ),
         )
         stats.llm = asdict(llm_stats)
         score_candidates(cands, weights)
 
-    kept = [c for c in cands if c.decision is not Disposition.DROPPED and changes_text(c.original, c.final)]
+    kept = [c for c in cands if c.disposition is not Disposition.DROPPED and changes_text(c.original, c.final)]
     texts = {s.id: s.text for s in inputs.segments}
     if settings.reliability_edge_forms:
         fixes = edge_form_fixes(kept, texts, inputs.refused, inputs.remembered)
@@ -234,7 +236,7 @@ def run_stages(
             kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
     kept = merged_pieces(kept, texts, (v for vs in inputs.dictionary.lists.values() for v in vs))
     stats.suggestions = len(kept)
-    stats.auto_applied = sum(c.decision is Disposition.AUTO_APPLIED for c in kept)
+    stats.auto_applied = sum(c.disposition is Disposition.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied
     return kept, stats
 

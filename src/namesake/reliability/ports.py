@@ -30,7 +30,7 @@ class Window:
 
 @runtime_checkable
 class LanguageModel(Protocol):
-    """A language model's view of a rewrite where it stands (the adapter is `namesake.language_model.scorer`)."""
+    """A language model's view of a rewrite where it stands (the adapter is `namesake.language_model.local`)."""
 
     name: str
 

@@ -48,11 +48,11 @@ def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
     Read from `read_from` (RELIABILITY_READ_FROM) whatever the first trees decided (what the model reads may lift a
     dropped one); below it their confidence decides alone, as the second trees were measured (a pending one too: the
     suggest bar is below the reading floor), unless the memory put it in the queue. Never one that is never proposed
-    (`scorer.decide`): that stays dropped.
+    (`scorer.dispose`): that stays dropped.
     """
     if not language.startswith("en") or c.context_free or c.never_proposed:
         return False
-    remembered = c.decision is not Disposition.DROPPED and (bonus_of(c) > 0 or c.taught is not None)
+    remembered = c.disposition is not Disposition.DROPPED and (bonus_of(c) > 0 or c.taught is not None)
     if c.confidence < read_from and not remembered:
         return False
     return reads(c.signals)

@@ -256,7 +256,7 @@ def with_memory(evidence_: float, bonus: float) -> float:
     return max(0.0, min(1.0, evidence_ + bonus))
 
 
-def decide(c: Candidate, w: Scorer, evidence_: float | None = None) -> Disposition:
+def dispose(c: Candidate, w: Scorer, evidence_: float | None = None) -> Disposition:
     """auto_applied at or above AUTO_APPLY (READ_AUTO_APPLY for an everyday word the language model read), pending
     at or above SUGGEST (READ_SUGGEST for one it read), else dropped; then the policy's caps.
 
@@ -289,7 +289,7 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
         conf = with_memory(ev, bonus_of(c))
         # teaching lifts the confidence under the rules; the learned policy decides a taught fix on its own
         c.confidence = round(conf if w.memory is not None else with_teaching(c, conf), 4)
-        c.decision = decide(c, w, ev)
+        c.disposition = dispose(c, w, ev)
 
 
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
@@ -305,7 +305,7 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     ordered = sorted(
         candidates,
         key=lambda c: (
-            -DISPOSITION_RANK[c.decision],
+            -DISPOSITION_RANK[c.disposition],
             not (taught(c) or id(c) in said),
             -c.confidence,
             -(c.end_char - c.start_char),
@@ -360,10 +360,10 @@ def _taught_over_readings(candidates: list[Candidate]) -> None:
         by_segment.setdefault(c.segment_id, []).append(c)
     for t in mine:
         inside = [
-            c.decision
+            c.disposition
             for c in by_segment[t.segment_id]
             if c is not t and not taught(c) and t.start_char <= c.start_char and c.end_char <= t.end_char
         ]
         best = max(inside, key=DISPOSITION_RANK.__getitem__, default=None)
-        if best is not None and DISPOSITION_RANK[best] > DISPOSITION_RANK[t.decision]:
-            t.covers_reading = t.decision = best
+        if best is not None and DISPOSITION_RANK[best] > DISPOSITION_RANK[t.disposition]:
+            t.covers_reading = t.disposition = best

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from namesake.core import NotFoundError
 from namesake.corrections_memory import (
     CorrectionInput,
-    CorrectionMemoryWriter,
+    CorrectionsMemoryWriter,
     MemoryUnit,
     PreparedCorrection,
     UnteachOutcome,
@@ -126,7 +126,7 @@ class SqlReviewRows:
 class SqlReviewMemory:
     """The corrections memory of one unit, through the writer."""
 
-    writer: CorrectionMemoryWriter
+    writer: CorrectionsMemoryWriter
     work: MemoryUnit
 
     def lock(self, prepared: PreparedCorrection) -> None:
@@ -153,7 +153,7 @@ class SqlReviewUnit:
 class SqlReviewUnitOfWork:
     """Review units over the corrections memory writer's unit of work (PostgreSQL plus the vector index)."""
 
-    def __init__(self, writer: CorrectionMemoryWriter, grace_seconds: int) -> None:
+    def __init__(self, writer: CorrectionsMemoryWriter, grace_seconds: int) -> None:
         self.writer, self.grace_seconds = writer, grace_seconds
         # one limit for what a reviewer writes and what the memory keeps: nothing is cut silently
         self.max_final_chars = writer.settings.reliability_corrections_memory_final_text_max_len

@@ -8,7 +8,7 @@ from namesake.core import lazy_names
 
 if TYPE_CHECKING:
     from namesake.transcripts.canonical_index import (
-        ReliabilityRagEnricher,
+        CanonicalListReader,
         collection_for,
         drop_transcript_entities,
         index_canonical_entities,
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_MATCHES",
+    "CanonicalListReader",
     "ManualFix",
     "PairReach",
-    "ReliabilityRagEnricher",
     "Span",
     "StoredSuggestion",
     "TranscriptDeletion",
@@ -82,7 +82,7 @@ __getattr__ = lazy_names(
     "namesake.transcripts",
     {
         "namesake.transcripts.canonical_index": (
-            "ReliabilityRagEnricher",
+            "CanonicalListReader",
             "collection_for",
             "drop_transcript_entities",
             "index_canonical_entities",

@@ -103,7 +103,7 @@ class PromotedReader(Protocol):
     def __call__(self, user_id: str | None, *, max_user: int, max_global: int) -> dict[str, list[str]]: ...
 
 
-class ReliabilityRagEnricher:
+class CanonicalListReader:
     """Reads the canonical dictionary of a transcript: its collection plus promoted vocabulary."""
 
     def __init__(

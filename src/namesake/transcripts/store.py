@@ -62,7 +62,7 @@ def _upsert_rows(cands: list[Candidate], audits: list[dict[str, float]], context
             "entity_type": c.entity_type,
             "confidence": c.confidence,
             "signals": audit,
-            "status": c.decision.value,
+            "status": c.disposition.value,
             "source": c.source,
             "context_phrase": context,
         }
