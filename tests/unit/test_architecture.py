@@ -169,6 +169,13 @@ def test_the_face_check_sees_a_reach_behind_it() -> None:
 def test_every_name_a_face_offers_is_there() -> None:
     import importlib
 
+    from namesake.core.faces import _typed_imports
+
+    for init in ROOT.glob("*/__init__.py"):
+        if "lazy_names(__name__" in init.read_text():
+            typed = set(_typed_imports(str(init))) - {"lazy_names"}
+            assert typed == _exported(init.parent.name) - {"lazy_names"}, f"{init.parent.name}: __all__ and its imports"
+
     for package in (p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()):
         module = importlib.import_module(f"namesake.{package}")
         assert [n for n in _exported(package) if not hasattr(module, n)] == [], package

@@ -63,44 +63,4 @@ __all__ = [
     "revisions",
     "upgrade",
 ]
-__getattr__ = lazy_names(
-    "namesake.adapters",
-    {
-        "namesake.adapters.db": (
-            "Database",
-            "current_revision",
-            "json_text",
-            "open_database",
-            "revisions",
-            "upgrade",
-        ),
-        "namesake.adapters.embeddings": ("Embedder",),
-        "namesake.adapters.models": (
-            "CORRECTION_ACTIONS",
-            "CanonicalVocabulary",
-            "CorrectionMirror",
-            "ErasedTranscript",
-            "ErasedUser",
-            "ForgottenRefusal",
-            "JobRun",
-            "ReviewDecision",
-            "SuggestionRow",
-            "Transcript",
-            "User",
-        ),
-        "namesake.adapters.runtime": (
-            "Runtime",
-            "open_runtime",
-        ),
-        "namesake.adapters.vectors.base": (
-            "Filter",
-            "IndexKind",
-            "Match",
-            "MatchAny",
-            "PointId",
-            "Range",
-            "VectorPoint",
-            "VectorStore",
-        ),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

@@ -31,32 +31,4 @@ __all__ = [
     "start_early",
     "write_back",
 ]
-__getattr__ = lazy_names(
-    "namesake.analysis",
-    {
-        "namesake.analysis.early": ("start_early",),
-        "namesake.analysis.engines": (
-            "Engine",
-            "fixes_of",
-            "write_back",
-        ),
-        "namesake.analysis.files": (
-            "InputLine",
-            "as_namesake",
-            "field_of",
-            "parse_transcript",
-            "read_batch",
-        ),
-        "namesake.analysis.inputs": (
-            "CheckedTranscript",
-            "TranscriptIn",
-            "find_unwritable",
-        ),
-        "namesake.analysis.pool": ("StagePool",),
-        "namesake.analysis.service": (
-            "AnalysisFailure",
-            "AnalysisResult",
-            "AnalysisService",
-        ),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

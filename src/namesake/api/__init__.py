@@ -10,9 +10,4 @@ if TYPE_CHECKING:
 __all__ = [
     "create_app",
 ]
-__getattr__ = lazy_names(
-    "namesake.api",
-    {
-        "namesake.api.app": ("create_app",),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

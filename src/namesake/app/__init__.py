@@ -23,21 +23,4 @@ __all__ = [
     "warm_up",
     "withdraw",
 ]
-__getattr__ = lazy_names(
-    "namesake.app",
-    {
-        "namesake.app.address": (
-            "announce",
-            "announced_url",
-            "withdraw",
-        ),
-        "namesake.app.idle": ("IdleGiveBack",),
-        "namesake.app.metrics": ("Metrics",),
-        "namesake.app.scheduler": ("start_scheduler",),
-        "namesake.app.services": (
-            "Services",
-            "build_services",
-        ),
-        "namesake.app.warmup": ("warm_up",),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

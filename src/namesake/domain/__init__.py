@@ -72,42 +72,4 @@ __all__ = [
     "entity_type_of",
     "web_address_suffix",
 ]
-__getattr__ = lazy_names(
-    "namesake.domain",
-    {
-        "namesake.domain.identifiers": (
-            "EntityType",
-            "ID_DESCRIPTION",
-            "ID_PATTERN",
-            "Identifier",
-            "MAX_OFFSET",
-            "NUL",
-            "Offset",
-            "Seconds",
-        ),
-        "namesake.domain.types": (
-            "Candidate",
-            "CandidateSource",
-            "CanonicalDictionary",
-            "CanonicalEntry",
-            "CorrectionStatus",
-            "DISPOSITION_RANK",
-            "DOT_SPOKEN",
-            "Disposition",
-            "ENTITY_TYPES",
-            "ENTITY_TYPES_SAID",
-            "LIST_TYPES",
-            "MemoryScope",
-            "Mode",
-            "RememberedCorrection",
-            "ReviewAction",
-            "Segment",
-            "Suggestion",
-            "SuggestionStatus",
-            "TaughtMatch",
-            "Word",
-            "entity_type_of",
-            "web_address_suffix",
-        ),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

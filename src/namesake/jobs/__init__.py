@@ -16,18 +16,4 @@ __all__ = [
     "promote",
     "reconcile",
 ]
-__getattr__ = lazy_names(
-    "namesake.jobs",
-    {
-        "namesake.jobs.runner": (
-            "JobAlreadyRunningError",
-            "JobOutcome",
-        ),
-        "namesake.jobs.tasks": (
-            "erase_user",
-            "expire_transcripts",
-            "promote",
-            "reconcile",
-        ),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

@@ -16,14 +16,4 @@ __all__ = [
     "model_file",
     "warm_read",
 ]
-__getattr__ = lazy_names(
-    "namesake.language_model",
-    {
-        "namesake.language_model.local": (
-            "LocalLanguageModel",
-            "build_language_model",
-            "model_file",
-            "warm_read",
-        ),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

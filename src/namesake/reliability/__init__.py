@@ -68,47 +68,4 @@ __all__ = [
     "warm_stages",
     "would_read",
 ]
-__getattr__ = lazy_names(
-    "namesake.reliability",
-    {
-        "namesake.reliability.apply": (
-            "WRITTEN_IN",
-            "corrected_segments",
-            "corrected_text",
-            "suggestion_counts",
-        ),
-        "namesake.reliability.canonical": (
-            "TYPE_LISTS",
-            "aggregate_payloads",
-            "chunk_payloads",
-            "chunk_point_id",
-            "validate_entities",
-        ),
-        "namesake.reliability.edge_forms": ("EDGE_FORM",),
-        "namesake.reliability.memory_policy": (
-            "BoostParams",
-            "EVERYDAY",
-            "boost_for",
-            "from_memory",
-            "refusal_key",
-            "take_remembered_final",
-        ),
-        "namesake.reliability.pipeline": (
-            "BoostStats",
-            "MemoryBooster",
-            "PipelineInputs",
-            "RunStats",
-            "run_stages",
-            "warm_stages",
-            "would_read",
-        ),
-        "namesake.reliability.ports": (
-            "LLMProvider",
-            "LanguageModel",
-            "Window",
-        ),
-        "namesake.reliability.reading": ("GAIN",),
-        "namesake.reliability.remembered": ("everyday_zipf",),
-        "namesake.reliability.scorer": ("Scorer",),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

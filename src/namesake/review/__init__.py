@@ -26,28 +26,4 @@ __all__ = [
     "render",
     "reviewed",
 ]
-__getattr__ = lazy_names(
-    "namesake.review",
-    {
-        "namesake.review.explain": (
-            "AGAINST",
-            "MEASURED",
-            "REASONS",
-            "SOURCES",
-            "TYPE_WORDS",
-        ),
-        "namesake.review.reviewed": (
-            "ReviewState",
-            "ReviewedTranscript",
-            "TextFormat",
-            "TimedSegment",
-            "render",
-            "reviewed",
-        ),
-        "namesake.review.service": (
-            "ReviewResult",
-            "ReviewService",
-        ),
-        "namesake.review.unit_of_work": ("SqlReviewUnitOfWork",),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)

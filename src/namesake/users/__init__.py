@@ -36,26 +36,4 @@ __all__ = [
     "user_count_in",
     "user_lock_key",
 ]
-__getattr__ = lazy_names(
-    "namesake.users",
-    {
-        "namesake.users.claims": (
-            "COLLECTIONS_LOCK",
-            "check_transcript_not_erased",
-            "claim_user",
-            "delete_user_in",
-            "forget_transcript_erasure",
-            "hold_collections_shared",
-            "mark_erased",
-            "mark_transcripts_erased",
-            "next_correction_number_in",
-            "user_count_in",
-            "user_lock_key",
-        ),
-        "namesake.users.vocabulary": (
-            "VocabularyFormat",
-            "build_terms",
-            "export",
-        ),
-    },
-)
+__getattr__ = lazy_names(__name__, __file__)
