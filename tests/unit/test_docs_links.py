@@ -42,3 +42,12 @@ def test_the_project_file_names_modules_that_exist() -> None:
     named = [n for c in comments for n in re.findall(r"[\w/]+\.py\b", c)]
     missing = [n for n in named if not any(ROOT.glob(f"**/{n}"))]
     assert missing == []
+
+
+# A page read in one sitting: a guide or a benchmark run over this is split (a run per dated file).
+PAGE_LIMIT = 15_000
+
+
+def test_every_guide_and_benchmark_page_is_read_in_one_sitting() -> None:
+    long = {p.name: n for p in (ROOT / "docs").rglob("*.md") if (n := len(p.read_text(encoding="utf-8"))) > PAGE_LIMIT}
+    assert long == {}
