@@ -1,4 +1,4 @@
-"""Stage 3: boost candidates the user corrected before — one batch embedding, one batched query, fail-soft."""
+"""The memory's boost: candidates the user corrected before — one batch embedding, one batched query, fail-soft."""
 
 from __future__ import annotations
 

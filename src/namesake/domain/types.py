@@ -200,7 +200,7 @@ class CanonicalEntry:
     """A canonical value with its type and its frequency rank (0 = most frequent in its list).
 
     `spoken` is another way the value is said ("M and A" for "M&A"): matched like the value,
-    but never a canonical spelling itself, so the S2 gate does not let it through.
+    but never a canonical spelling itself, so the gate does not let it through.
     """
 
     value: str
@@ -208,7 +208,7 @@ class CanonicalEntry:
     rank: int
     spoken: str = ""
     # Normalised form matched against the transcript (words kept apart), and its compact form:
-    # what windows are matched against and, for a written value, what the S2 gate compares.
+    # what windows are matched against and, for a written value, what the gate compares.
     norm: str = field(init=False, repr=False, compare=False)
     key: str = field(init=False, repr=False, compare=False)
 

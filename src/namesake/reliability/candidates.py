@@ -1,4 +1,4 @@
-"""S1: spans of the transcript that may be mis-recognised canonical entities, with their offsets.
+"""Spot: spans of the transcript that may be mis-recognised canonical entities, with their offsets.
 
 Windows come from `windows.py`; here they are matched against the canonical entries by edit
 similarity (the nearest few per window), phonetic key and spelled-letter form, looked up in

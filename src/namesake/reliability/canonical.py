@@ -1,4 +1,4 @@
-"""Stage 0, pure part: canonical lists checked, cut into chunk payloads, and merged back into a dictionary."""
+"""The canonical lists, pure part: checked, cut into chunk payloads, and merged back into a dictionary."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""S2: what is already written as a canonical entity is correct as written — no LLM, no suggestion."""
+"""The gate: what is already written as a canonical entity is correct as written — no LLM, no suggestion."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 4: ask the LLM about uncertain candidates only; its answer can only pick among what it was shown."""
+"""Ask the LLM about uncertain candidates only; its answer can only pick among what it was shown."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """How assertive the user's memory is: the one room for every rule on what a remembered correction may do.
 
-The memory proposes (S1 spots remembered originals; the reader's boost adds `memory_bonus`), and these
+The memory proposes (the spotter finds remembered originals; the reader's boost adds `memory_bonus`), and these
 rules bound it: a refused pair is never proposed again, a pair both made and refused is contested (the
 signals alone decide), a remembered correction is at least shown, and the memory alone never rewrites.
 """

@@ -50,7 +50,7 @@ class BoostStats:
 
 
 class MemoryBooster(Protocol):
-    """Stage 3 port: adds `memory_bonus` (and may propose the remembered final) for one user's candidates."""
+    """The memory's port: adds `memory_bonus` (and may propose the remembered final) for one user's candidates."""
 
     def boost(self, user_id: str, candidates: list[Candidate], *, exclude: frozenset[str] = frozenset()) -> BoostStats:
         """Fail-soft: an error leaves candidates unchanged and is counted in the stats; `exclude`d originals (taught
@@ -105,7 +105,7 @@ def _timed(stats: RunStats, name: str, fn: Callable[[], Any]) -> Any:
 def candidate_signals(
     inputs: PipelineInputs, settings: Settings, stats: RunStats, *, with_llm: bool = False, scorer: Scorer | None = None
 ) -> list[Candidate]:
-    """S1 spot → S2 gate → the user's refusals → every signal: all readings of every span, not yet scored.
+    """spot → gate → the user's refusals → every signal: all readings of every span, not yet scored.
 
     With a scorer, a reading whose evidence cannot exceed KEEP_ABOVE whatever its context signals say (nor be
     kept by the memory or the LLM) is left out before they are computed: it would be dropped unread anyway.
@@ -178,7 +178,7 @@ def run_stages(
     llm: LLMProvider | None = None,
     language_model: LanguageModel | None = None,
 ) -> tuple[list[Candidate], RunStats]:
-    """S1 spot → S2 gate → signals → memory boost → the language model on everyday words → LLM on the uncertain
+    """spot → gate → signals → memory boost → the language model on everyday words → LLM on the uncertain
     → score → decide; pure but for the ports."""
     weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)

@@ -1,4 +1,4 @@
-"""Stage 4 prompts: RAG_ENHANCED (canonical list as the source of truth) and CONTEXT_FREE."""
+"""The LLM's prompts: RAG_ENHANCED (canonical list as the source of truth) and CONTEXT_FREE."""
 
 from __future__ import annotations
 

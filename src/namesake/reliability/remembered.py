@@ -1,4 +1,4 @@
-"""S1 for the user's memory: the originals they corrected, spotted as candidates of their own.
+"""Spotting for the user's memory: the originals they corrected, spotted as candidates of their own.
 
 Exact originals and near spellings of them (another ASR slip) get the user's final, with what the
 memory policy (`memory_policy.py`) needs to decide: how close the window is, how everyday the

@@ -1,4 +1,4 @@
-"""S5/S6: confidence in [0,1] from the signals present, then the decision; every signal kept for audit.
+"""Score and dispose: confidence in [0,1] from the signals present, then the disposition; every signal kept for audit.
 
 The similarity and prior signals go through a learned model (gradient-boosted trees, `trees.py`, fitted
 by `bench/fit/calibrate.py`) or, with RELIABILITY_SCORER=logistic, a logistic over RELIABILITY_WEIGHT_*.

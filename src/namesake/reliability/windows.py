@@ -1,4 +1,4 @@
-"""S1's shared ground: a transcript's windows of tokens, matched against entries by edit distance.
+"""The spotter's shared ground: a transcript's windows of tokens, matched against entries by edit distance.
 
 Blocking keeps it fast on long transcripts: windows are deduplicated, compared only with
 entries of compatible length in one rapidfuzz `cdist` per length — never a Python loop over
@@ -96,7 +96,7 @@ def windows_of(
     max_chars: int = MAX_WINDOW_CHARS,
     stopwords: frozenset[str] = frozenset(),
 ) -> WindowIndex:
-    """Every window of 1..max_tokens tokens with a content word; the hot loop of S1: list comprehensions over
+    """Every window of 1..max_tokens tokens with a content word; the spotter's hot loop: list comprehensions over
     plain ints and strings, level by level (the windows of d + 1 tokens extend those of d by the next token)."""
     max_tokens = min(max_tokens, (1 << _TOK_SHIFT) - 1)
     tokens = [tokenize(s.text) for s in segments]
