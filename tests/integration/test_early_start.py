@@ -7,7 +7,7 @@ import pytest
 from namesake.analysis.early import early_inputs, start_early
 from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_limits
 from namesake.core.settings import Settings
-from namesake.language_model import scorer
+from namesake.language_model import local as scorer
 from namesake.reliability.pipeline import would_read
 
 ENTITIES = {"persons": ["Christelle Moreau"], "orgs": ["Cytiva", "Mitnou"]}

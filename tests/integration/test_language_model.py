@@ -12,7 +12,7 @@ import pytest
 
 from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, Segment
-from namesake.language_model import scorer as language_model
+from namesake.language_model import local as language_model
 from namesake.language_model.local import LocalLanguageModel, bundled_model_path, load_language_model
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import LanguageModel, Window
