@@ -316,3 +316,14 @@ def test_the_retired_check_sees_a_retired_name(tmp_path: Path) -> None:
         assert _retired_in(probe) == ["preloaded_context_model", "CorrectionMemoryWriter"]
     finally:
         probe.unlink()
+
+
+def test_no_face_offers_a_name_that_is_also_one_of_its_modules() -> None:
+    """Importing the module sets the package's attribute to it: `from namesake.P import x` would then get the module."""
+    clashes = {
+        package.name: shared
+        for package in ROOT.iterdir()
+        if (package / "__init__.py").is_file()
+        and (shared := _exported(package.name) & {p.stem for p in package.iterdir()})
+    }
+    assert clashes == {}

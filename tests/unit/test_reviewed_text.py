@@ -9,7 +9,7 @@ import srt
 import webvtt
 
 from namesake.domain.types import CandidateSource, Suggestion, SuggestionStatus
-from namesake.review.reviewed import ReviewState, TimedSegment, as_srt, as_text, as_vtt, reviewed
+from namesake.review.reviewed import ReviewState, TimedSegment, as_reviewed, as_srt, as_text, as_vtt
 
 TEXT = "Thanks to Reiner Blair and the Cytova team."
 SEGMENTS = [
@@ -25,7 +25,7 @@ def _s(segment: str, original: str, final: str, status: SuggestionStatus, text: 
 
 
 def test_applied_and_decided_fixes_are_written_in_and_the_open_ones_counted() -> None:
-    t = reviewed(
+    t = as_reviewed(
         "call-1",
         SEGMENTS,
         [
@@ -43,12 +43,12 @@ def test_applied_and_decided_fixes_are_written_in_and_the_open_ones_counted() ->
 
 
 def test_with_nothing_open_the_transcript_is_done() -> None:
-    t = reviewed("call-1", SEGMENTS, [_s("0", "Cytova", "Cytiva", SuggestionStatus.REJECTED)])
+    t = as_reviewed("call-1", SEGMENTS, [_s("0", "Cytova", "Cytiva", SuggestionStatus.REJECTED)])
     assert (t.state, t.applied, t.segments[0].text) == (ReviewState.DONE, 0, TEXT)
 
 
 def test_webvtt_is_read_back_by_a_webvtt_parser_with_the_input_times() -> None:
-    t = reviewed("call-1", SEGMENTS, [_s("0", "Cytova", "Cytiva", SuggestionStatus.VALIDATED)])
+    t = as_reviewed("call-1", SEGMENTS, [_s("0", "Cytova", "Cytiva", SuggestionStatus.VALIDATED)])
     captions = webvtt.from_string(as_vtt(t)).captions
     assert [(c.identifier, c.start, c.end) for c in captions] == [("0", "00:00:00.080", "00:00:03.200"),
                                                                   ("1", "00:00:03.300", "00:01:05.250")]  # fmt: skip
@@ -56,7 +56,7 @@ def test_webvtt_is_read_back_by_a_webvtt_parser_with_the_input_times() -> None:
 
 
 def test_srt_is_read_back_by_an_srt_parser_with_the_input_times() -> None:
-    t = reviewed("call-1", SEGMENTS, [_s("0", "Reiner", "Rainer", SuggestionStatus.AUTO_APPLIED)])
+    t = as_reviewed("call-1", SEGMENTS, [_s("0", "Reiner", "Rainer", SuggestionStatus.AUTO_APPLIED)])
     cues = list(srt.parse(as_srt(t)))
     assert [(c.index, c.start, c.end) for c in cues] == [
         (1, datetime.timedelta(seconds=0.08), datetime.timedelta(seconds=3.2)),
@@ -66,12 +66,12 @@ def test_srt_is_read_back_by_an_srt_parser_with_the_input_times() -> None:
 
 
 def test_plain_text_is_a_line_a_segment_with_its_speaker() -> None:
-    t = reviewed("call-1", [TimedSegment("0", TEXT), TimedSegment("1", "Bye.", speaker="B")], [])
+    t = as_reviewed("call-1", [TimedSegment("0", TEXT), TimedSegment("1", "Bye.", speaker="B")], [])
     assert as_text(t) == f"{TEXT}\nB: Bye.\n"
 
 
 @pytest.mark.parametrize("text", ["two\n\nparagraphs", "an arrow --> inside"])
 def test_a_cue_never_breaks_on_what_its_text_holds(text: str) -> None:
-    t = reviewed("call-1", [TimedSegment("0", text, 1.0, 2.0)], [])
+    t = as_reviewed("call-1", [TimedSegment("0", text, 1.0, 2.0)], [])
     assert len(webvtt.from_string(as_vtt(t)).captions) == 1
     assert len(list(srt.parse(as_srt(t)))) == 1

@@ -46,7 +46,7 @@ from namesake.reliability import (
     validate_entities,
     warm_stages,
 )
-from namesake.review import ReviewedTranscript, TimedSegment, reviewed
+from namesake.review import ReviewedTranscript, TimedSegment, as_reviewed
 from namesake.transcripts import (
     CanonicalListReader,
     TranscriptStore,
@@ -278,7 +278,7 @@ class AnalysisService:
     def reviewed(self, transcript_id: str) -> ReviewedTranscript:
         """The transcript with what stands written in (applied, accepted, edited, fixed by hand) and what is open."""
         view = self.transcripts.transcript_view(transcript_id)
-        return reviewed(view.transcript_id, [TimedSegment.of(s) for s in view.segments], view.suggestions)
+        return as_reviewed(view.transcript_id, [TimedSegment.of(s) for s in view.segments], view.suggestions)
 
     def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
         """Every suggestion of a transcript, in text order."""

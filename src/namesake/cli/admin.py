@@ -9,7 +9,7 @@ from urllib.parse import quote, urlencode
 
 import typer
 
-from namesake.core import InvalidInputError, NamesakeError, progress
+from namesake.core import InvalidInputError, NamesakeError, show_progress
 from namesake.users import VocabularyFormat
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def users_erase(
     if server is not None:
         body = json.loads(_ask(server, "DELETE", f"/v1/users/{quote(user_id)}"))
     else:
-        with _open_services(settings) as services, progress(err, f"erasing {user_id}", None) as bar:
+        with _open_services(settings) as services, show_progress(err, f"erasing {user_id}", None) as bar:
             try:
                 body = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n)).as_json()
             except NamesakeError as exc:

@@ -15,7 +15,7 @@ from rich import box
 from rich.table import Table
 
 from namesake.analysis import Engine, fixes_of, write_back
-from namesake.core import NamesakeError, progress
+from namesake.core import NamesakeError, show_progress
 
 if TYPE_CHECKING:
     from namesake.analysis import AnalysisFailure, AnalysisResult, InputLine
@@ -111,7 +111,7 @@ def analyze(
         _stage_pool(settings, workers if good else 1) as pool,
         _checked_models(settings),
         _open_services(settings, early=good if pool is None else None) if good else nullcontext() as services,
-        progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar,
+        show_progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar,
     ):
         try:
             results = iter(services.analysis.analyze_many(good, user_id=user, pool=pool) if services else ())
@@ -152,7 +152,7 @@ def _forwarded(
     send = analyse_remotely(url, key)
     err.print(f"analysing with the server at {url} (--local analyses here)", markup=False, highlight=False)
     failed = 0
-    with progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar:
+    with show_progress(err, "analysing", len(lines), quiet=len(lines) < 2) as bar:
         for line in lines:
             if line.checked is None:
                 failed += 1

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from namesake import __version__
-from namesake.core import ConfigurationError, NamesakeError, Settings, describe_invalid, get_settings, progress
+from namesake.core import ConfigurationError, NamesakeError, Settings, describe_invalid, get_settings, show_progress
 
 if TYPE_CHECKING:
     from namesake.analysis import CheckedTranscript, StagePool
@@ -221,7 +221,7 @@ def _run_job(
         done = json.loads(_ask(server, "POST", f"/v1/jobs/{name}/run"))
         run_id, counts = done["run_id"], done["counts"]
     else:
-        with _open_services(settings) as services, progress(err, label, total(services)) as bar:
+        with _open_services(settings) as services, show_progress(err, label, total(services)) as bar:
             try:
                 outcome = run(services, bar.advance)
             except JobAlreadyRunningError as exc:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     )
     from namesake.core.logs import configure_logging, request_id
     from namesake.core.paths import shown
-    from namesake.core.progress import progress
+    from namesake.core.progress import show_progress
     from namesake.core.settings import (
         CORRECTIONS_COLLECTION,
         SHARED_CANONICAL_COLLECTION,
@@ -120,9 +120,9 @@ __all__ = [
     "normalise",
     "parse_key",
     "phonetic_keys",
-    "progress",
     "request_id",
     "set_thread_budget",
+    "show_progress",
     "shown",
     "sound",
     "sound_similarity",

@@ -52,7 +52,7 @@ class _Lines:
 
 
 @contextmanager
-def progress(console: Console, label: str, total: int | None, *, quiet: bool = False) -> Iterator[Reporter]:
+def show_progress(console: Console, label: str, total: int | None, *, quiet: bool = False) -> Iterator[Reporter]:
     """Report progress on `console` (stderr); stdout is left alone for the records, terminal or not."""
     if quiet:
         yield _Lines(Console(quiet=True), label, total)

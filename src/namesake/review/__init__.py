@@ -6,7 +6,7 @@ from namesake.core import lazy_names
 
 if TYPE_CHECKING:
     from namesake.review.explain import AGAINST, MEASURED, REASONS, SOURCES, TYPE_WORDS
-    from namesake.review.reviewed import ReviewedTranscript, ReviewState, TextFormat, TimedSegment, render, reviewed
+    from namesake.review.reviewed import ReviewedTranscript, ReviewState, TextFormat, TimedSegment, as_reviewed, render
     from namesake.review.service import ReviewResult, ReviewService
     from namesake.review.unit_of_work import SqlReviewUnitOfWork
 
@@ -23,7 +23,7 @@ __all__ = [
     "SqlReviewUnitOfWork",
     "TextFormat",
     "TimedSegment",
+    "as_reviewed",
     "render",
-    "reviewed",
 ]
 __getattr__ = lazy_names(__name__, __file__)

@@ -79,7 +79,7 @@ class ReviewedTranscript:
                 "open": self.open, "segments": segments}  # fmt: skip
 
 
-def reviewed(
+def as_reviewed(
     transcript_id: str, segments: Sequence[TimedSegment], suggestions: Sequence[Suggestion]
 ) -> ReviewedTranscript:
     """The transcript with what stands written in, segment by segment (offsets are those of the analysed text)."""
