@@ -19,9 +19,8 @@ from namesake.core.text import normalise
 from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection, validate_correction
 from namesake.domain.types import CandidateSource, Suggestion, SuggestionStatus
-from namesake.review.ports import Undone
 from namesake.transcripts.decisions import PairReach
-from namesake.transcripts.suggestions import ManualFix, StoredSuggestion
+from namesake.transcripts.suggestions import ManualFix, StoredSuggestion, Undone
 
 
 @dataclass
@@ -257,9 +256,10 @@ class FakeMemory:
 
 @dataclass
 class FakeUnit:
-    """Rows and memory of one transaction."""
+    """Rows, log and memory of one transaction (the fake rows keep the decision log too)."""
 
     rows: FakeRows
+    log: FakeRows
     memory: FakeMemory
 
 
@@ -281,7 +281,8 @@ class FakeReviewUnitOfWork:
         saved = copy.deepcopy(self.state)
         self.units += 1
         try:
-            yield FakeUnit(FakeRows(self.state), FakeMemory(self.state, self.fail_next))
+            rows = FakeRows(self.state)
+            yield FakeUnit(rows, rows, FakeMemory(self.state, self.fail_next))
         except Exception:
             self.state.rows, self.state.memory = saved.rows, saved.memory
             raise

@@ -1,7 +1,9 @@
-"""What the review service needs from the stores, as protocols: the suggestion rows and the memory, in one unit.
+"""What the review service needs from the stores, as protocols: the suggestion rows, the decision log and the
+memory, in one unit.
 
 The service decides; a unit of work (`unit_of_work.SqlReviewUnitOfWork` over PostgreSQL and the corrections
 memory, or a fake in the tests) holds one transaction in which the rows and the memory write commit together.
+The transcripts store's `SuggestionRows` and `DecisionLog` are the rows and the log themselves.
 """
 
 from __future__ import annotations
@@ -9,20 +11,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from namesake.corrections_memory import CorrectionInput, PreparedCorrection, UnteachOutcome
 from namesake.domain import Suggestion, SuggestionStatus
-from namesake.transcripts import ManualFix, PairReach, StoredSuggestion
-
-
-@dataclass(frozen=True)
-class Undone:
-    """One decided suggestion taken back: removed (a fix by hand), and the suggestions that came back with it."""
-
-    removed: bool
-    restored: list[Suggestion]
+from namesake.transcripts import ManualFix, PairReach, StoredSuggestion, Undone
 
 
 class ReviewRows(Protocol):
@@ -50,6 +43,26 @@ class ReviewRows(Protocol):
         several places that share one memory write (`taught_with`, or its own id for the first)."""
         ...
 
+    def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
+        """The suggestions whose memory write the accepted ones among `decided` share."""
+        ...
+
+    def still_standing(self, leads: set[uuid.UUID], leaving: list[StoredSuggestion]) -> set[uuid.UUID]:
+        """The leads some accepted suggestion outside `leaving` still stands by."""
+        ...
+
+    def undo(self, seen: StoredSuggestion) -> Undone:
+        """The suggestion as the pipeline left it (ConflictError if it changed meanwhile)."""
+        ...
+
+    def settle(self, suggestion_ids: list[uuid.UUID]) -> dict[uuid.UUID, Suggestion]:
+        """Write what the unit changed and read those suggestions back (ConflictError on a clash of finals)."""
+        ...
+
+
+class ReviewLog(Protocol):
+    """The decisions as taken, and what a decision reads of its transcript, inside the unit's transaction."""
+
     def language_of(self, transcript_id: str) -> str:
         """The transcript's language ("en" when unknown): what makes heard words everyday."""
         ...
@@ -76,22 +89,6 @@ class ReviewRows(Protocol):
         """The transcript's decisions, newest first (NotFoundError for an unknown transcript)."""
         ...
 
-    def teaching(self, decided: list[StoredSuggestion]) -> set[uuid.UUID]:
-        """The suggestions whose memory write the accepted ones among `decided` share."""
-        ...
-
-    def still_standing(self, leads: set[uuid.UUID], leaving: list[StoredSuggestion]) -> set[uuid.UUID]:
-        """The leads some accepted suggestion outside `leaving` still stands by."""
-        ...
-
-    def undo(self, seen: StoredSuggestion) -> Undone:
-        """The suggestion as the pipeline left it (ConflictError if it changed meanwhile)."""
-        ...
-
-    def settle(self, suggestion_ids: list[uuid.UUID]) -> dict[uuid.UUID, Suggestion]:
-        """Write what the unit changed and read those suggestions back (ConflictError on a clash of finals)."""
-        ...
-
 
 class ReviewMemory(Protocol):
     """The corrections memory inside the unit's transaction."""
@@ -115,6 +112,11 @@ class ReviewUnit(Protocol):
     @property
     def rows(self) -> ReviewRows:
         """The suggestion rows, in the unit's transaction."""
+        ...
+
+    @property
+    def log(self) -> ReviewLog:
+        """The decision log, in the unit's transaction."""
         ...
 
     @property

@@ -124,7 +124,7 @@ class ReviewService:
             with self.uow.begin() as unit:
                 for x in todo:
                     done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race)
-                unit.rows.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
+                unit.log.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
                                        suggestion_ids=ids, scope=None)  # fmt: skip
             return GroupResult(list(done.values()), None)
         where = scope or self.default_scope(todo[0].original, new_final, transcript_id)
@@ -148,24 +148,24 @@ class ReviewService:
             for x in todo:
                 done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race,
                                               taught_with=todo[0].id, entity_type=taught_type)  # fmt: skip
-            unit.rows.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
+            unit.log.log_decision(transcript_id, action=action, label=decision_label(todo, new_final),
                                    suggestion_ids=ids, scope=where)  # fmt: skip
         return GroupResult(list(done.values()), memory, where)
 
     def default_scope(self, original: str, final: str, transcript_id: str) -> MemoryScope:
         """Where a fix of `original` applies next when the reviewer does not say (everyday words: narrow)."""
         with self.uow.begin() as unit:
-            return default_scope(original, final, unit.rows.language_of(transcript_id))
+            return default_scope(original, final, unit.log.language_of(transcript_id))
 
     def reach(self, transcript_id: str, pairs: list[tuple[str, str]]) -> tuple[list[PairReach], int]:
         """What a decision on these pairs would touch, said before it is taken: places here and in other calls."""
         with self.uow.begin() as unit:
-            return unit.rows.reach(transcript_id, pairs)
+            return unit.log.reach(transcript_id, pairs)
 
     def history(self, transcript_id: str) -> list[dict[str, Any]]:
         """The transcript's decisions as taken, newest first, and whether each was taken back."""
         with self.uow.begin() as unit:
-            return unit.rows.history(transcript_id)
+            return unit.log.history(transcript_id)
 
     def reopen(self, *, suggestion_ids: list[str], transcript_id: str) -> ReopenResult:
         """Undo decisions: each suggestion back as the pipeline left it, and what they taught taken back.
@@ -176,7 +176,7 @@ class ReviewService:
         seen = self._load(suggestion_ids, transcript_id)
         with self.uow.begin() as unit:
             result = reopen_in(unit, seen)
-            unit.rows.log_undone(transcript_id, [str(x.id) for x in seen])
+            unit.log.log_undone(transcript_id, [str(x.id) for x in seen])
             return result
 
     def manual_fix(self, fix: ManualFix) -> ReviewResult:
@@ -188,8 +188,8 @@ class ReviewService:
         """
         self._check_final(fix.final)
         with self.uow.begin() as unit:
-            where = fix.scope or default_scope(fix.original, fix.final, unit.rows.language_of(fix.transcript_id))
-            others = other_matches(fix, fix.also, unit.rows.segment_texts(fix.transcript_id)) if fix.also else []
+            where = fix.scope or default_scope(fix.original, fix.final, unit.log.language_of(fix.transcript_id))
+            others = other_matches(fix, fix.also, unit.log.segment_texts(fix.transcript_id)) if fix.also else []
         prepared = self.uow.prepare(
             CorrectionInput(
                 user_id=fix.user_id,
@@ -212,7 +212,7 @@ class ReviewService:
             rest = [unit.rows.save_manual(other, taught_with=lead, shares=True) for other in others]
             memory = unit.memory.record(prepared, source_suggestion_id=row.id)
             n = 1 + len(rest)
-            unit.rows.log_decision(fix.transcript_id, action=ReviewAction.MANUAL,
+            unit.log.log_decision(fix.transcript_id, action=ReviewAction.MANUAL,
                                    label=f"{fix.original} → {fix.final}" + (f" ({n}×)" if n > 1 else ""),
                                    suggestion_ids=[row.id, *(r.id for r in rest)], scope=where)  # fmt: skip
         return ReviewResult(row, memory, where, rest)

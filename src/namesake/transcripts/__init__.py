@@ -14,15 +14,7 @@ if TYPE_CHECKING:
         index_canonical_entities,
         is_transcript_collection,
     )
-    from namesake.transcripts.decisions import (
-        PairReach,
-        history_in,
-        language_of_in,
-        log_decision_in,
-        log_undone_in,
-        reach_in,
-        segment_texts_in,
-    )
+    from namesake.transcripts.decisions import DecisionLog, PairReach
     from namesake.transcripts.retention import TranscriptDeletion, delete_transcript, expire_transcripts
     from namesake.transcripts.store import (
         TranscriptStore,
@@ -36,46 +28,31 @@ if TYPE_CHECKING:
         ManualFix,
         Span,
         StoredSuggestion,
-        decide_in,
-        load_suggestions_in,
-        save_manual_in,
-        settle_in,
-        still_standing_in,
-        teaching_in,
-        undo_in,
+        SuggestionRows,
+        Undone,
     )
 
 __all__ = [
     "MAX_MATCHES",
     "CanonicalListReader",
+    "DecisionLog",
     "ManualFix",
     "PairReach",
     "Span",
     "StoredSuggestion",
+    "SuggestionRows",
     "TranscriptDeletion",
     "TranscriptStore",
     "TranscriptView",
+    "Undone",
     "collection_for",
-    "decide_in",
     "delete_transcript",
     "drop_transcript_entities",
     "expire_transcripts",
-    "history_in",
     "index_canonical_entities",
     "is_transcript_collection",
-    "language_of_in",
-    "load_suggestions_in",
-    "log_decision_in",
-    "log_undone_in",
-    "reach_in",
     "rejected_pairs_in",
-    "save_manual_in",
-    "segment_texts_in",
-    "settle_in",
-    "still_standing_in",
-    "teaching_in",
     "transcript_ids_in",
-    "undo_in",
     "user_row_counts_in",
 ]
 __getattr__ = lazy_names(__name__, __file__)
