@@ -20,6 +20,7 @@ from namesake.corrections_memory.unteach import UnteachOutcome
 from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection, validate_correction
 from namesake.domain.types import CandidateSource, Suggestion, SuggestionStatus
 from namesake.transcripts.decisions import PairReach
+from namesake.transcripts.store import TranscriptView
 from namesake.transcripts.suggestions import ManualFix, StoredSuggestion, Undone
 
 
@@ -296,3 +297,50 @@ class FakeReviewUnitOfWork:
 
     def row(self, suggestion_id: str) -> Row:
         return self.state.rows[uuid.UUID(suggestion_id)]
+
+
+@dataclass
+class FakeQueueRows:
+    """The queue's reads over the same in-memory state: transcripts, their counts and their views.
+
+    The transcripts store's counting on PostgreSQL (the fold, tenants, paging) is tested through the API in
+    tests/e2e/test_undo_and_groups.py; this one keeps the fold's rule so that the queue's own can be tested.
+    """
+
+    state: State
+    confidence: dict[uuid.UUID, float] = field(default_factory=dict)  # a row's sureness (0.5 unless set)
+
+    def _of(self, transcript_id: str) -> list[Row]:
+        return [r for r in self.state.rows.values() if r.transcript_id == transcript_id]
+
+    def list_transcripts(
+        self, *, tenant: str | None, user_id: str | None, pending_only: bool, limit: int, offset: int,
+        fold_below: float,
+    ) -> list[dict[str, Any]]:  # fmt: skip
+        out = []
+        for tid in sorted({r.transcript_id for r in self.state.rows.values()}):
+            rows = [r for r in self._of(tid) if user_id is None or r.user_id == user_id]
+            pending = [r for r in rows if r.status == SuggestionStatus.PENDING]
+            if not rows or (pending_only and not pending):
+                continue
+            above = [r for r in pending if self.confidence.get(r.id, 0.5) >= fold_below]
+            out.append({"transcript_id": tid, "user_id": rows[0].user_id,
+                        "counts": {"pending": len(pending), "total": len(rows), "to_decide": len(above)}})  # fmt: skip
+        return out[offset : offset + limit]
+
+    def progress(self, *, tenant: str | None, user_id: str | None, fold_below: float) -> dict[str, int]:
+        listed = self.list_transcripts(tenant=tenant, user_id=user_id, pending_only=False, limit=10**6, offset=0,
+                                       fold_below=fold_below)  # fmt: skip
+        reviewed = sum(1 for t in listed if t["counts"]["pending"] == 0)
+        return {"transcripts": len(listed), "reviewed": reviewed, "to_review": len(listed) - reviewed}
+
+    def transcript_view(self, transcript_id: str) -> TranscriptView:
+        rows = self._of(transcript_id)
+        if not rows and transcript_id not in self.state.segments:
+            raise NotFoundError(f"transcript {transcript_id} not found", field="transcript_id")
+        segments = [{"id": k, "text": v} for k, v in self.state.segments.get(transcript_id, {}).items()]
+        user = rows[0].user_id if rows else "ana"
+        return TranscriptView(transcript_id, user, "en", None, segments, self.list_suggestions(transcript_id))
+
+    def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
+        return [r.suggestion() for r in sorted(self._of(transcript_id), key=lambda r: (r.segment_id, r.start_char))]

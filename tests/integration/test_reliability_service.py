@@ -182,7 +182,7 @@ def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
 
 
 def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: Runtime) -> None:
-    from namesake.jobs import tasks
+    from namesake.jobs import Jobs
     from namesake.reliability.canonical import chunk_point_id
 
     store, dim = runtime.vectors, runtime.embedder.dim
@@ -193,12 +193,12 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
     service = _service(runtime)
     assert service.enricher.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
     service.transcripts.register("legacy-t", "legacy-user")
-    receipt = tasks.erase_user(runtime, "legacy-user")
+    receipt = Jobs(runtime).erase_user("legacy-user")
     assert receipt.deleted["collections"] == 1 and not store.collection_exists("legacy-t")
 
 
 def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtime) -> None:
-    from namesake.jobs import tasks
+    from namesake.jobs import Jobs
     from namesake.transcripts.canonical_index import collection_for
     from namesake.transcripts.retention import delete_transcript
 
@@ -211,7 +211,7 @@ def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtim
         result = service.analyze(_transcript(lookalike, user_id="mallory", canonical_entities=None))
         assert result.mode == "CONTEXT_FREE" and result.suggestions == []
         delete_transcript(runtime.db, runtime.vectors, runtime.settings, lookalike)
-    tasks.erase_user(runtime, "mallory")
+    Jobs(runtime).erase_user("mallory")
     assert runtime.vectors.collection_exists(owned) and runtime.vectors.collection_exists(hashed)
     assert service.enricher.fetch_canonical_entities("t1").lists == ENTITIES
 
@@ -265,7 +265,7 @@ def test_erasure_wins_every_race_with_the_users_writes(runtime: Runtime) -> None
         with ThreadPoolExecutor(4) as pool:
             jobs = [pool.submit(write, i) for i in range(12)]
             erased.set()  # from here on a write may be refused
-            receipt = services.erase_user(user)  # while writes are in flight
+            receipt = services.jobs.erase_user(user)  # while writes are in flight
             jobs += [pool.submit(write, i) for i in range(12, 16)]  # and some after
             for job in jobs:
                 job.result()

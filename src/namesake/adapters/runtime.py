@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -9,9 +10,11 @@ from namesake.adapters.db import Database, open_database
 from namesake.adapters.embeddings import CachedEmbedder, Embedder, build_embedder
 from namesake.adapters.remote_llm import LLMProvider, build_llm
 from namesake.adapters.vectors import VectorStore, open_vector_store
-from namesake.core import Settings
+from namesake.core import NamesakeError, Settings
 from namesake.language_model import LocalLanguageModel, build_language_model, model_file
 from namesake.reliability import LanguageModel, Window
+
+log = logging.getLogger(__name__)
 
 # what `Runtime.preloaded_language_model` holds until the language model is first asked for
 NOT_LOADED = object()
@@ -50,6 +53,18 @@ class Runtime:
         model = self.preloaded_language_model
         if isinstance(model, LanguageModel) and hasattr(model, "clear_cache"):
             model.clear_cache()
+
+    def readiness(self) -> dict[str, str]:
+        """Each store "ok" or "failed" (the reason goes to the log): what /readyz answers."""
+        checks: dict[str, str] = {}
+        for name, probe in (("postgresql", self.db.ping), ("vector_store", self.vectors.list_collections)):
+            try:
+                probe()
+                checks[name] = "ok"
+            except NamesakeError as exc:
+                log.warning("readiness: %s: %s", name, exc.message)
+                checks[name] = "failed"
+        return checks
 
     def close(self) -> None:
         """Release the vector store first (Edge flushes), then the database pool; a weights load still running is

@@ -46,11 +46,9 @@ from namesake.reliability import (
     validate_entities,
     warm_stages,
 )
-from namesake.review import ReviewedTranscript, TimedSegment, as_reviewed
 from namesake.transcripts import (
     CanonicalListReader,
     TranscriptStore,
-    TranscriptView,
     delete_transcript,
     index_canonical_entities,
 )
@@ -274,37 +272,6 @@ class AnalysisService:
             return self.finish(prepared, kept, stats)
         except TRANSCRIPT_ERRORS as exc:
             return AnalysisFailure(prepared.transcript_id, exc)
-
-    def reviewed(self, transcript_id: str) -> ReviewedTranscript:
-        """The transcript with what stands written in (applied, accepted, edited, fixed by hand) and what is open."""
-        view = self.transcripts.transcript_view(transcript_id)
-        return as_reviewed(view.transcript_id, [TimedSegment.of(s) for s in view.segments], view.suggestions)
-
-    def list_suggestions(self, transcript_id: str) -> list[Suggestion]:
-        """Every suggestion of a transcript, in text order."""
-        return self.transcripts.list_suggestions(transcript_id)
-
-    def list_transcripts(
-        self, *, tenant: str | None, user_id: str | None, pending_only: bool, limit: int, offset: int
-    ) -> list[dict[str, Any]]:
-        """The review queue: transcripts last analysed first, with their pending and auto-applied counts."""
-        return self.transcripts.list_transcripts(
-            tenant=tenant, user_id=user_id, pending_only=pending_only, limit=limit, offset=offset,
-            fold_below=self.runtime.settings.review_fold_below,
-        )  # fmt: skip
-
-    def review_progress(self, *, tenant: str | None, user_id: str | None) -> dict[str, int]:
-        """How many of the queue's transcripts have nothing left to decide, their folds included."""
-        return self.transcripts.progress(tenant=tenant, user_id=user_id,
-                                         fold_below=self.runtime.settings.review_fold_below)  # fmt: skip
-
-    def transcript_view(self, transcript_id: str) -> TranscriptView:
-        """A transcript as the reviewer reads it: its segments as analysed and every suggestion."""
-        return self.transcripts.transcript_view(transcript_id)
-
-    def canonical_lists(self, transcript_id: str, user_id: str) -> dict[str, list[str]]:
-        """The transcript's canonical lists with the user's promoted vocabulary (what an export sends)."""
-        return self.enricher.fetch_canonical_entities(transcript_id, user_id).lists
 
 
 def _id_of(t: TranscriptIn | CheckedTranscript) -> str:

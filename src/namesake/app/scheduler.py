@@ -37,12 +37,12 @@ def start_scheduler(services: Services) -> BackgroundScheduler:
     s = services.runtime.settings
     hour = s.reliability_corrections_memory_promo_run_hour_utc
     jobs: list[tuple[str, Callable[[], object], BaseTrigger]] = [
-        ("promotion", services.promote, CronTrigger(hour=hour, minute=0, timezone="UTC")),
-        ("reconciliation", services.reconcile,
+        ("promotion", services.jobs.promote, CronTrigger(hour=hour, minute=0, timezone="UTC")),
+        ("reconciliation", services.jobs.reconcile,
          IntervalTrigger(minutes=s.reliability_corrections_memory_reconcile_interval_minutes)),
     ]  # fmt: skip
     if s.transcript_retention_days is not None:
-        jobs.append(("retention", services.expire_transcripts, CronTrigger(hour=hour, minute=30, timezone="UTC")))
+        jobs.append(("retention", services.jobs.expire_transcripts, CronTrigger(hour=hour, minute=30, timezone="UTC")))
     scheduler = BackgroundScheduler(timezone="UTC")
     for name, fn, trigger in jobs:
         scheduler.add_job(_guarded(name, fn), trigger, id=name, max_instances=1, coalesce=True)

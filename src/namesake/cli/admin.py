@@ -113,7 +113,7 @@ def jobs_promote(as_json: JsonOption = False) -> None:
         "promotion",
         "promoting",
         lambda sv: CorrectionsMemoryPromotion(sv.runtime.db, sv.runtime.vectors, sv.runtime.settings).count_eligible(),
-        lambda sv, progress: sv.promote(progress),
+        lambda sv, progress: sv.jobs.promote(progress),
         as_json=as_json,
     )
 
@@ -127,7 +127,7 @@ def jobs_reconcile(as_json: JsonOption = False) -> None:
         "reconciliation",
         "scanning points",
         lambda sv: sv.runtime.vectors.count(CORRECTIONS_COLLECTION),
-        lambda sv, progress: sv.reconcile(progress),
+        lambda sv, progress: sv.jobs.reconcile(progress),
         as_json=as_json,
     )
 
@@ -135,7 +135,7 @@ def jobs_reconcile(as_json: JsonOption = False) -> None:
 @jobs_app.command("retention")
 def jobs_retention(as_json: JsonOption = False) -> None:
     """Delete transcripts last analysed over TRANSCRIPT_RETENTION_DAYS ago (exit 3 if already running)."""
-    _run_job("retention", "expiring transcripts", lambda _sv: None, lambda sv, p: sv.expire_transcripts(p),
+    _run_job("retention", "expiring transcripts", lambda _sv: None, lambda sv, p: sv.jobs.expire_transcripts(p),
              as_json=as_json)  # fmt: skip
 
 
@@ -155,7 +155,7 @@ def users_erase(
     else:
         with _open_services(settings) as services, show_progress(err, f"erasing {user_id}", None) as bar:
             try:
-                body = services.erase_user(user_id, progress=lambda _k, n: bar.advance(n)).as_json()
+                body = services.jobs.erase_user(user_id, progress=lambda _k, n: bar.advance(n)).as_json()
             except NamesakeError as exc:
                 raise _fail(exc) from exc
     if as_json or not sys.stdout.isatty():
@@ -190,7 +190,7 @@ def vocab_export(
     else:
         with _open_services(settings) as services:
             try:
-                body = services.vocabulary(user, fmt.value, transcript)
+                body = services.memory.vocabulary(user, fmt.value, transcript)
             except NamesakeError as exc:
                 raise _fail(exc) from exc
     sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")

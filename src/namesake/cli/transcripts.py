@@ -55,7 +55,7 @@ def transcripts_export(
     else:
         with _open_services(settings) as services:
             try:
-                body = render(services.analysis.reviewed(transcript), fmt)
+                body = render(services.queue.reviewed(transcript), fmt)
             except NamesakeError as exc:
                 raise _fail(exc, hint) from exc
     if output is None:

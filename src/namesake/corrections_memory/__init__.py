@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         list_corrections,
     )
     from namesake.corrections_memory.scope import default_scope, listed_values, memory_filter, split_by_scope
+    from namesake.corrections_memory.service import CorrectionsMemoryService
     from namesake.corrections_memory.unteach import UnteachOutcome, unteach_in
     from namesake.corrections_memory.writer import (
         CorrectionInput,
@@ -39,6 +40,7 @@ __all__ = [
     "CorrectionsMemoryPromotion",
     "CorrectionsMemoryReader",
     "CorrectionsMemoryReconciler",
+    "CorrectionsMemoryService",
     "CorrectionsMemoryWriter",
     "ErasureReceipt",
     "ForgetReceipt",

@@ -6,14 +6,11 @@ from namesake.core import lazy_names
 
 if TYPE_CHECKING:
     from namesake.jobs.runner import JobAlreadyRunningError, JobOutcome
-    from namesake.jobs.tasks import erase_user, expire_transcripts, promote, reconcile
+    from namesake.jobs.tasks import Jobs
 
 __all__ = [
     "JobAlreadyRunningError",
     "JobOutcome",
-    "erase_user",
-    "expire_transcripts",
-    "promote",
-    "reconcile",
+    "Jobs",
 ]
 __getattr__ = lazy_names(__name__, __file__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from namesake.adapters import Runtime
 from namesake.corrections_memory import (
@@ -15,27 +16,40 @@ from namesake.jobs.runner import JobOutcome, run_exclusive
 from namesake.transcripts import expire_transcripts as expire_in_stores
 
 
-def promote(
-    runtime: Runtime, *, progress: Callable[[int], None] | None = None, on_alert: Callable[[int], None] | None = None
-) -> JobOutcome:
-    """The daily promotion, once across replicas."""
-    job = CorrectionsMemoryPromotion(runtime.db, runtime.vectors, runtime.settings, on_alert=on_alert)
-    return run_exclusive(runtime.db, "promotion", lambda: job.run(progress))
+@dataclass
+class Jobs:
+    """The maintenance jobs over one runtime, as the API, the CLI and the scheduler start them.
 
+    `on_promoted` counts what a promotion promoted and `on_alert` its alerts, however it was started.
+    """
 
-def reconcile(runtime: Runtime, *, progress: Callable[[int], None] | None = None) -> JobOutcome:
-    """Reconciliation of the corrections index with PostgreSQL, once across replicas."""
-    job = CorrectionsMemoryReconciler(runtime.db, runtime.vectors, runtime.embedder, runtime.settings)
-    return run_exclusive(runtime.db, "reconciliation", lambda: job.run(progress))
+    runtime: Runtime
+    on_promoted: Callable[[int], None] | None = None
+    on_alert: Callable[[int], None] | None = None
 
+    def promote(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
+        """The daily promotion, once across replicas."""
+        rt = self.runtime
+        job = CorrectionsMemoryPromotion(rt.db, rt.vectors, rt.settings, on_alert=self.on_alert)
+        outcome = run_exclusive(rt.db, "promotion", lambda: job.run(progress))
+        if self.on_promoted is not None:
+            self.on_promoted(outcome.report.promoted)
+        return outcome
 
-def erase_user(runtime: Runtime, user_id: str, *, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
-    """GDPR erasure of one user (idempotent; a second call finds nothing)."""
-    return CorrectionsMemoryCleanup(runtime.db, runtime.vectors, runtime.settings).erase(user_id, progress)
+    def reconcile(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
+        """Reconciliation of the corrections index with PostgreSQL, once across replicas."""
+        rt = self.runtime
+        job = CorrectionsMemoryReconciler(rt.db, rt.vectors, rt.embedder, rt.settings)
+        return run_exclusive(rt.db, "reconciliation", lambda: job.run(progress))
 
+    def erase_user(self, user_id: str, progress: Callable[[str, int], None] | None = None) -> ErasureReceipt:
+        """GDPR erasure of one user (idempotent; a second call finds nothing), with its receipt."""
+        rt = self.runtime
+        return CorrectionsMemoryCleanup(rt.db, rt.vectors, rt.settings).erase(user_id, progress)
 
-def expire_transcripts(runtime: Runtime, *, progress: Callable[[int], None] | None = None) -> JobOutcome:
-    """The retention job: transcripts older than TRANSCRIPT_RETENTION_DAYS go, once across replicas."""
-    rt = runtime
-    return run_exclusive(rt.db, "retention", lambda: expire_in_stores(rt.db, rt.vectors, rt.settings,
-                                                                                   progress=progress))  # fmt: skip
+    def expire_transcripts(self, progress: Callable[[int], None] | None = None) -> JobOutcome:
+        """The retention job: transcripts older than TRANSCRIPT_RETENTION_DAYS go, once across replicas (nothing to
+        do unless it is set)."""
+        rt = self.runtime
+        return run_exclusive(rt.db, "retention", lambda: expire_in_stores(rt.db, rt.vectors, rt.settings,
+                                                                                       progress=progress))  # fmt: skip

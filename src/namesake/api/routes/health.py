@@ -30,6 +30,6 @@ def readyz(services: ServicesDep) -> JSONResponse:
     Open, like /healthz, so an orchestrator's probe needs no key; it says which store failed and
     nothing more (the reason goes to the log).
     """
-    checks = services.readiness()
+    checks = services.runtime.readiness()
     ready = all(v == "ok" for v in checks.values())
     return JSONResponse({"status": "ready" if ready else "unavailable", "checks": checks}, 200 if ready else 503)

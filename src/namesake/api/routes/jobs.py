@@ -14,19 +14,19 @@ router = APIRouter(prefix="/v1", tags=["ops"])
 @router.post("/jobs/promotion/run", responses=errors(409))
 async def run_promotion(services: ServicesDep) -> JobRunOut:
     """Promote eligible corrections now."""
-    outcome = await run_in_threadpool(services.promote)
+    outcome = await run_in_threadpool(services.jobs.promote)
     return JobRunOut(job="promotion", run_id=outcome.run_id, counts=outcome.counts())
 
 
 @router.post("/jobs/reconciliation/run", responses=errors(409))
 async def run_reconciliation(services: ServicesDep) -> JobRunOut:
     """Reconcile the corrections index with PostgreSQL now."""
-    outcome = await run_in_threadpool(services.reconcile)
+    outcome = await run_in_threadpool(services.jobs.reconcile)
     return JobRunOut(job="reconciliation", run_id=outcome.run_id, counts=outcome.counts())
 
 
 @router.post("/jobs/retention/run", responses=errors(409))
 async def run_retention(services: ServicesDep) -> JobRunOut:
     """Delete the transcripts older than TRANSCRIPT_RETENTION_DAYS now."""
-    outcome = await run_in_threadpool(services.expire_transcripts)
+    outcome = await run_in_threadpool(services.jobs.expire_transcripts)
     return JobRunOut(job="retention", run_id=outcome.run_id, counts=outcome.counts())

@@ -121,7 +121,7 @@ def history(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = 
 def progress(services: ServicesDep, scope: ScopeDep, user_id: Identifier | None = None) -> ProgressOut:
     """How far review has gone over the queue (one user's when named): transcripts with nothing left to decide."""
     stored_user = None if user_id is None else scope.inward(user_id, "user_id")
-    return ProgressOut.model_validate(services.analysis.review_progress(tenant=scope.tenant, user_id=stored_user))
+    return ProgressOut.model_validate(services.queue.progress(tenant=scope.tenant, user_id=stored_user))
 
 
 @router.get("/review/scope", responses=errors(404))

@@ -104,7 +104,7 @@ def list_transcripts(
 ) -> list[TranscriptSummaryOut]:
     """The review queue: this tenant's transcripts, last analysed first, with pending / auto-applied counts."""
     stored_user = None if user_id is None else scope.inward(user_id, "user_id")
-    rows = services.analysis.list_transcripts(
+    rows = services.queue.list_transcripts(
         tenant=scope.tenant, user_id=stored_user, pending_only=pending, limit=limit, offset=offset
     )
     return [TranscriptSummaryOut.model_validate(r) for r in scope.outward_json(rows)]
@@ -113,7 +113,7 @@ def list_transcripts(
 @router.get("/transcripts/{transcript_id}", responses=errors(404))
 def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> TranscriptOut:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
-    view = services.analysis.transcript_view(scope.inward(transcript_id, "transcript_id"))
+    view = services.queue.transcript_view(scope.inward(transcript_id, "transcript_id"))
     return TranscriptOut.model_validate(scope.outward_json(view.as_json()))
 
 
@@ -122,7 +122,7 @@ def delete_transcript(
     services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
 ) -> TranscriptDeletionOut:
     """Delete a transcript, its suggestions and its canonical entities; what its user taught stays."""
-    deletion = services.delete_transcript(scope.inward(transcript_id, "transcript_id"))
+    deletion = services.queue.delete(scope.inward(transcript_id, "transcript_id"))
     return TranscriptDeletionOut.model_validate(scope.outward_json(deletion.as_json()))
 
 
@@ -131,7 +131,7 @@ def list_suggestions(
     services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId
 ) -> list[SuggestionOut]:
     """Every suggestion of the transcript, in text order (another tenant's transcript: empty)."""
-    rows = services.analysis.list_suggestions(scope.inward(transcript_id, "transcript_id"))
+    rows = services.queue.list_suggestions(scope.inward(transcript_id, "transcript_id"))
     return rows
 
 
@@ -162,7 +162,7 @@ def reviewed_text(
 ) -> ReviewedOut | Response:
     """The transcript as reviewed: applied, accepted, edited and hand-made fixes written in; `state` says whether
     anything is still open. `txt`, `vtt` (WebVTT) and `srt` (SubRip) as files; subtitles need segment times."""
-    text = services.analysis.reviewed(scope.inward(transcript_id, "transcript_id"))
+    text = services.queue.reviewed(scope.inward(transcript_id, "transcript_id"))
     if format is TextFormat.JSON:
         return ReviewedOut.model_validate(scope.outward_json(text.as_json()))
     return Response(render(text, format), media_type=TEXT_MEDIA[format])

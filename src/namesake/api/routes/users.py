@@ -38,7 +38,7 @@ def corrections(
 ) -> list[CorrectionOut]:
     """The user's corrections memory as mirrored in PostgreSQL, newest first; `X-Next-Before` pages on."""
     stored = scope.inward(user_id, "user_id")
-    rows = services.corrections(stored, include_superseded=include_superseded, limit=limit, before=before)
+    rows = services.memory.corrections(stored, include_superseded=include_superseded, limit=limit, before=before)
     if limit is not None and len(rows) == limit:
         response.headers["X-Next-Before"] = str(rows[-1]["id"])
     return [CorrectionOut.model_validate(r) for r in scope.outward_json(rows)]
@@ -47,14 +47,14 @@ def corrections(
 @router.delete("/users/{user_id}/corrections/{correction_id}", responses=errors(404))
 def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> ForgetOut:
     """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
-    receipt = services.forget_correction(scope.inward(user_id, "user_id"), correction_id)
+    receipt = services.memory.forget_correction(scope.inward(user_id, "user_id"), correction_id)
     return ForgetOut.model_validate(scope.outward_json(receipt.as_json()))
 
 
 @router.get("/users/{user_id}/refusals")
 def refusals(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> list[RefusalOut]:
     """The pairs the user rejected, never proposed to them again: last refused first, with how many decisions."""
-    return [RefusalOut.model_validate(r.as_json()) for r in services.refusals(scope.inward(user_id, "user_id"))]
+    return [RefusalOut.model_validate(r.as_json()) for r in services.memory.refusals(scope.inward(user_id, "user_id"))]
 
 
 @router.delete("/users/{user_id}/refusals", responses=errors(404))
@@ -67,7 +67,7 @@ def forget_refusal(
 ) -> RefusalOut:
     """Take a refusal back: the pair may be proposed again, until the user rejects it again."""
     return RefusalOut.model_validate(
-        services.forget_refusal(scope.inward(user_id, "user_id"), original, final).as_json()
+        services.memory.forget_refusal(scope.inward(user_id, "user_id"), original, final).as_json()
     )
 
 
@@ -81,7 +81,7 @@ def vocabulary(
 ) -> VocabularyOut:
     """The user's learned vocabulary as an ASR engine takes it (keyterm, custom_spelling, additional_vocab…)."""
     transcript = None if transcript_id is None else scope.inward(transcript_id, "transcript_id")
-    body = services.vocabulary(scope.inward(user_id, "user_id"), format.value, transcript)
+    body = services.memory.vocabulary(scope.inward(user_id, "user_id"), format.value, transcript)
     return VocabularyOut(scope.outward_json(body))
 
 
@@ -89,5 +89,5 @@ def vocabulary(
 def erase(services: ServicesDep, scope: ScopeDep, user_id: Identifier) -> ErasureOut:
     """GDPR erasure: everything of the user in both stores; the receipt says what remains (zero)."""
     return ErasureOut.model_validate(
-        scope.outward_json(services.erase_user(scope.inward(user_id, "user_id")).as_json())
+        scope.outward_json(services.jobs.erase_user(scope.inward(user_id, "user_id")).as_json())
     )
