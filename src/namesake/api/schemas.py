@@ -310,17 +310,6 @@ class CorrectionOut(BaseModel):
     updated_at: str
 
 
-class ForgetOut(BaseModel):
-    """The receipt of a forgotten correction: what was deleted from each store, and what remains (zero)."""
-
-    user_id: str
-    correction_id: int
-    original: str
-    final: str
-    deleted: dict[str, int]
-    remaining: dict[str, int]
-
-
 class RefusalOut(BaseModel):
     """A pair the user refused: never proposed to them again until taken back."""
 

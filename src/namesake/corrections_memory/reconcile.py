@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,18 +54,15 @@ def drifted(point_payload: dict[str, Any], row: CorrectionMirror) -> dict[str, A
     return out
 
 
+@dataclass
 class CorrectionsMemoryReconciler:
     """Deletes orphan points (past a grace period), restores missing ones, repairs payload drift."""
 
-    def __init__(
-        self,
-        db: Database,
-        store: VectorStore,
-        embedder: Embedder,
-        settings: Settings,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.db, self.store, self.embedder, self.settings, self.clock = db, store, embedder, settings, clock
+    db: Database
+    store: VectorStore
+    embedder: Embedder  # a missing point is restored with its original embedded again
+    settings: Settings
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     def run(self, progress: Progress | None = None) -> ReconcileReport:
         """One pass over the collection and the mirror."""

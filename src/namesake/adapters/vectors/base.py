@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from namesake.core import InvalidInputError
 
@@ -92,6 +92,14 @@ def storable(value: Any) -> Any:
     return value
 
 
+Struct = TypeVar("Struct")
+
+
+def wire_points(points: list[VectorPoint], make: Callable[[PointId, list[float], Any], Struct]) -> list[Struct]:
+    """Each point as its library's struct: a plain float vector and a storable payload, whichever adapter sends it."""
+    return [make(p.id, [float(x) for x in p.vector or []], storable(p.payload)) for p in points]
+
+
 def normalise_id(point_id: Any) -> PointId:
     """Both backends hand back UUID ids in their own type; callers always get uuid.UUID or str."""
     if isinstance(point_id, uuid.UUID):
@@ -127,8 +135,8 @@ class VectorStore(Protocol):
         ...
 
     def query(self, name: str, vector: list[float], *, limit: int, flt: Filter | None = None) -> list[ScoredHit]:
-        """Top-`limit` nearest points passing the filter."""
-        ...
+        """Top-`limit` nearest points passing the filter: a batch of one, for every adapter."""
+        return self.query_batch(name, [vector], limit=limit, filters=[flt])[0]
 
     def query_batch(
         self, name: str, vectors: Sequence[list[float]], *, limit: int, filters: Sequence[Filter | None]

@@ -19,9 +19,11 @@ from namesake.adapters.vectors.base import (
     PointId,
     ScoredHit,
     VectorPoint,
+    VectorStore,
     check_collection_name,
     normalise_id,
     storable,
+    wire_points,
 )
 from namesake.adapters.vectors.edge_support import hold_folder, to_edge_filter, translated
 from namesake.core import (
@@ -78,7 +80,7 @@ def _config(name: str, dim: int, *, wal: bool) -> qe.EdgeConfig:
     return qe.EdgeConfig(vectors=vectors, hnsw_config=hnsw)
 
 
-class EdgeVectorStore:
+class EdgeVectorStore(VectorStore):
     """VectorStore on qdrant-edge-py; one process owns the root folder (Edge locks it)."""
 
     def __init__(self, root: Path) -> None:
@@ -259,15 +261,8 @@ class EdgeVectorStore:
         """Insert or replace points, durable on return (`_write`)."""
         if not points:
             return
-        edge_points = [
-            qe.Point(id=_edge_id(p.id), vector=[float(x) for x in p.vector or []], payload=storable(p.payload))
-            for p in points
-        ]
+        edge_points = wire_points(points, lambda i, v, payload: qe.Point(id=_edge_id(i), vector=v, payload=payload))
         self._write(name, "upsert", qe.UpdateOperation.upsert_points(edge_points))
-
-    def query(self, name: str, vector: list[float], *, limit: int, flt: Filter | None = None) -> list[ScoredHit]:
-        """Top-`limit` nearest points passing the filter."""
-        return self.query_batch(name, [vector], limit=limit, filters=[flt])[0]
 
     def query_batch(
         self, name: str, vectors: Sequence[list[float]], *, limit: int, filters: Sequence[Filter | None]

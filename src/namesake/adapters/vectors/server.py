@@ -18,9 +18,11 @@ from namesake.adapters.vectors.base import (
     PointId,
     ScoredHit,
     VectorPoint,
+    VectorStore,
     check_collection_name,
     normalise_id,
     storable,
+    wire_points,
 )
 from namesake.core import CollectionNotFoundError, DimensionMismatchError, VectorStoreError
 
@@ -68,7 +70,7 @@ def _id(point_id: PointId) -> str:
     return str(point_id)
 
 
-class ServerVectorStore:
+class ServerVectorStore(VectorStore):
     """VectorStore on qdrant-client; stateless, safe behind several API replicas."""
 
     def __init__(self, client: QdrantClient) -> None:
@@ -145,15 +147,8 @@ class ServerVectorStore:
         """Insert or replace points, waiting for the write to be applied."""
         if not points:
             return
-        structs = [
-            qm.PointStruct(id=_id(p.id), vector=[float(x) for x in p.vector or []], payload=storable(p.payload))
-            for p in points
-        ]
+        structs = wire_points(points, lambda i, v, payload: qm.PointStruct(id=_id(i), vector=v, payload=payload))
         self._run("upsert", lambda: self.client.upsert(name, points=structs, wait=True))
-
-    def query(self, name: str, vector: list[float], *, limit: int, flt: Filter | None = None) -> list[ScoredHit]:
-        """Top-`limit` nearest points passing the filter."""
-        return self.query_batch(name, [vector], limit=limit, filters=[flt])[0]
 
     def query_batch(
         self, name: str, vectors: Sequence[list[float]], *, limit: int, filters: Sequence[Filter | None]

@@ -10,11 +10,11 @@ from namesake.api.deps import ScopeDep, ServicesDep
 from namesake.api.schemas import (
     CorrectionOut,
     ErasureOut,
-    ForgetOut,
     RefusalOut,
     VocabularyOut,
     errors,
 )
+from namesake.corrections_memory import ForgetReceipt
 from namesake.domain import Identifier
 from namesake.users import VocabularyFormat
 
@@ -45,10 +45,10 @@ def corrections(
 
 
 @router.delete("/users/{user_id}/corrections/{correction_id}", responses=errors(404))
-def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> ForgetOut:
+def forget(services: ServicesDep, scope: ScopeDep, user_id: Identifier, correction_id: CorrectionId) -> ForgetReceipt:
     """Forget one correction (and the history of that original) in both stores; the receipt says what remains."""
     receipt = services.memory.forget_correction(scope.inward(user_id, "user_id"), correction_id)
-    return ForgetOut.model_validate(scope.outward_json(receipt.as_json()))
+    return ForgetReceipt(**scope.outward_json(receipt.as_json()))
 
 
 @router.get("/users/{user_id}/refusals")
