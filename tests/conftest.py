@@ -20,6 +20,7 @@ from namesake.adapters.runtime import Runtime
 from namesake.adapters.vectors.base import VectorStore
 from namesake.adapters.vectors.edge import EdgeVectorStore
 from namesake.analysis.service import AnalysisService
+from namesake.analysis.stores import SqlAnalysisStores
 from namesake.core.settings import Settings
 from namesake.corrections_memory.promotion import promoted_vocabulary
 from namesake.language_model.local import build_language_model
@@ -115,7 +116,8 @@ def analysis_service(rt: Runtime, booster: MemoryBooster | None = None) -> Analy
     """The analysis service over rt, wired as build_services wires it (the memory's reader only if given)."""
     transcripts = TranscriptStore(rt.db, rt.settings.erasure_grace_seconds)
     enricher = CanonicalListReader(rt.vectors, rt.db, rt.settings, partial(promoted_vocabulary, rt.db))
-    return AnalysisService(rt, transcripts, enricher, booster)
+    stores = SqlAnalysisStores(rt, transcripts, enricher)
+    return AnalysisService(rt.settings, stores, booster, rt.llm, lambda: rt.language_model_on_demand)
 
 
 MakeRuntime = Callable[..., Runtime]

@@ -16,7 +16,7 @@
 
 Needs DATABASE_URL (a server: its backends are terminated); each scenario gets a fresh database on it
 and a fresh data folder. Usage: python -m bench.measure.reliability [fault|race|isolation|soak|all] [--writes
-2000] [--minutes 10] [--clients 20] [--restart-postgres]
+2000] [--minutes 10] [--clients 20] [--transcripts 0] [--restart-postgres]
 """
 
 from __future__ import annotations
@@ -431,9 +431,14 @@ def whole_calls() -> list[dict[str, Any]]:
     return list(calls.values())
 
 
-def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float = 60) -> dict[str, Any]:
+def soak(
+    server_url: str, minutes: float, clients: int = 20, idle_seconds: float = 60, transcripts: int = 0
+) -> dict[str, Any]:
     """Mixed traffic from `clients` clients for `minutes` (every tenth analysis a whole earnings call, each call of the
-    bench file in turn), RSS every 10 s; the slope over the last half, then RSS after `idle_seconds` with no traffic."""
+    bench file in turn), RSS every 10 s; the slope over the last half, then RSS after `idle_seconds` with no traffic.
+
+    `transcripts` > 0: each client analyses again the same that many transcripts in turn (the stores hold as much at
+    the end as after the first round), so that what grows with the data kept apart from what grows with the work."""
     calls = whole_calls()
     with stack(server_url) as st:
         st.start()
@@ -446,7 +451,7 @@ def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float
             with httpx.Client(base_url=st.base, headers=auth(ACME), timeout=60) as c:
                 while not stop.is_set():
                     n += 1
-                    tid = f"w{worker}-{n}"
+                    tid = f"w{worker}-{n % transcripts if transcripts else n}"
                     body = {
                         "transcript_id": tid,
                         "user_id": f"u{n % 20}",
@@ -478,6 +483,7 @@ def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float
         for w in workers:
             w.join(timeout=300)
         busy_end, busy_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
+        transcripts_stored = int(st.sql("SELECT count(*) FROM transcripts")[0][0])
         time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
         idle_end, idle_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
         half = [s for s in samples if s[0] >= samples[-1][0] / 2]
@@ -499,6 +505,8 @@ def soak(server_url: str, minutes: float, clients: int = 20, idle_seconds: float
             "slope_last_half_mb_per_min": slope * 60,
             "samples": len(samples),
             "clients": clients,
+            "transcripts_per_client": transcripts or "all new",
+            "transcripts_stored": transcripts_stored,
             "rss_every_minute": [round(r) for t, r in samples if int(t) % 60 < 10],
         }
 
@@ -509,6 +517,9 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=2000)
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=20, help="soak: concurrent clients")
+    parser.add_argument(
+        "--transcripts", type=int, default=0, help="soak: each client analyses these many transcripts again (0: new)"
+    )
     parser.add_argument("--restart-postgres", action="store_true", help="also restart the machine's PostgreSQL")
     args = parser.parse_args()
     server_url = os.environ.get("DATABASE_URL")
@@ -518,7 +529,7 @@ def main() -> None:
         "fault": lambda: fault(server_url, args.writes, args.restart_postgres),
         "race": lambda: {**race(server_url), **erasure_race(server_url)},
         "isolation": lambda: isolation(server_url),
-        "soak": lambda: soak(server_url, args.minutes, args.clients),
+        "soak": lambda: soak(server_url, args.minutes, args.clients, transcripts=args.transcripts),
     }
     for name in runs if args.scenario == "all" else [args.scenario]:
         t0 = time.monotonic()

@@ -115,7 +115,7 @@ def test_a_transcripts_own_collection_is_made_once_and_its_list_replaced_when_in
     service = _service(runtime)
     service.index_entities("tc", None, {"orgs": ["Cytiva"], "persons": ["Rainer Blair"]})  # made: nothing to delete
     service.index_entities("tc", None, {"orgs": ["Beckman"]})  # there: the old chunks deleted, the new one written
-    assert service.enricher.fetch_canonical_entities("tc").lists == {"orgs": ["Beckman"]}
+    assert service.stores.lists.fetch_canonical_entities("tc").lists == {"orgs": ["Beckman"]}
 
 
 def test_analyze_many_in_workers_matches_one_by_one_and_keeps_memory_users_local(runtime: Runtime) -> None:
@@ -177,7 +177,7 @@ def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
     words = [f"word{i:04d}" for i in range(3000)]
     service = _service(runtime)
     assert service.index_entities("chapter", None, {"keywords": words}) == 30
-    d = service.enricher.fetch_canonical_entities("chapter")
+    d = service.stores.lists.fetch_canonical_entities("chapter")
     assert d.lists["keywords"] == words  # every entry the spotter may match, in list order
 
 
@@ -191,8 +191,8 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
                "transcript_id": "legacy-t", "text": "Cytiva", "chunk": 0}  # fmt: skip
     store.upsert("legacy-t", [VectorPoint(chunk_point_id("legacy-t", 0), [1.0] + [0.0] * (dim - 1), payload)])
     service = _service(runtime)
-    assert service.enricher.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
-    service.transcripts.register("legacy-t", "legacy-user")
+    assert service.stores.lists.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
+    service.stores.transcripts.register("legacy-t", "legacy-user")
     receipt = Jobs(runtime).erase_user("legacy-user")
     assert receipt.deleted["collections"] == 1 and not store.collection_exists("legacy-t")
 
@@ -213,7 +213,7 @@ def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtim
         delete_transcript(runtime.db, runtime.vectors, runtime.settings, lookalike)
     Jobs(runtime).erase_user("mallory")
     assert runtime.vectors.collection_exists(owned) and runtime.vectors.collection_exists(hashed)
-    assert service.enricher.fetch_canonical_entities("t1").lists == ENTITIES
+    assert service.stores.lists.fetch_canonical_entities("t1").lists == ENTITIES
 
 
 def _orphans(rt: Runtime) -> tuple[int, list[str]]:
@@ -297,7 +297,7 @@ def test_a_read_racing_a_transcript_delete_finds_no_list_rather_than_failing(run
             return store.scroll(name, **kw)
 
     racing = _service(dataclasses.replace(runtime, vectors=DeletedMeanwhile()))  # type: ignore[arg-type]
-    assert racing.enricher.fetch_canonical_entities("t-gone").lists == {}
+    assert racing.stores.lists.fetch_canonical_entities("t-gone").lists == {}
     assert not store.collection_exists(collection_for("t-gone", runtime.settings))
 
 

@@ -11,16 +11,21 @@ if TYPE_CHECKING:
     from namesake.analysis.files import InputLine, as_namesake, field_of, parse_transcript, read_batch
     from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, find_unwritable
     from namesake.analysis.pool import StagePool
+    from namesake.analysis.ports import AnalysisStores, StoredInputs
     from namesake.analysis.service import AnalysisFailure, AnalysisResult, AnalysisService
+    from namesake.analysis.stores import SqlAnalysisStores
 
 __all__ = [
     "AnalysisFailure",
     "AnalysisResult",
     "AnalysisService",
+    "AnalysisStores",
     "CheckedTranscript",
     "Engine",
     "InputLine",
+    "SqlAnalysisStores",
     "StagePool",
+    "StoredInputs",
     "TranscriptIn",
     "as_namesake",
     "field_of",

@@ -11,9 +11,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from namesake.adapters import Runtime
 from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_cost, check_limits, to_segments
 from namesake.analysis.pool import StagePool
+from namesake.analysis.ports import AnalysisStores
 from namesake.core import (
     DEFAULT_USER,
     CancelledWork,
@@ -23,19 +23,16 @@ from namesake.core import (
     InvalidInputError,
     NamesakeError,
     NotFoundError,
+    Settings,
     WorkerError,
     check_cancelled,
     context_around,
 )
-from namesake.corrections_memory import (
-    active_corrections_in,
-    listed_values,
-    promoted_vocabulary_in,
-    refused_pairs_in,
-    split_by_scope,
-)
+from namesake.corrections_memory import listed_values, split_by_scope
 from namesake.domain import Candidate, Suggestion, SuggestionStatus
 from namesake.reliability import (
+    LanguageModel,
+    LLMProvider,
     MemoryBooster,
     PipelineInputs,
     RunStats,
@@ -45,12 +42,6 @@ from namesake.reliability import (
     suggestion_counts,
     validate_entities,
     warm_stages,
-)
-from namesake.transcripts import (
-    CanonicalListReader,
-    TranscriptStore,
-    delete_transcript,
-    index_canonical_entities,
 )
 
 log = logging.getLogger(__name__)
@@ -105,93 +96,82 @@ class AnalysisResult:
 
 
 class AnalysisService:
-    """Runs the pipeline for one transcript against the runtime's stores; what the transcript routes call."""
+    """Runs the pipeline for one transcript against its stores (the `AnalysisStores` port); what the transcript routes
+    and `namesake analyze` call."""
 
     def __init__(
         self,
-        runtime: Runtime,
-        transcripts: TranscriptStore,
-        enricher: CanonicalListReader,
+        settings: Settings,
+        stores: AnalysisStores,
         booster: MemoryBooster | None = None,
-        renew: Callable[[str, list[tuple[str, str]]], int] | None = None,
+        llm: LLMProvider | None = None,
+        language_model: Callable[[], LanguageModel | None] = lambda: None,
     ) -> None:
-        self.renew = renew  # the memory's fixes applied by themselves apply for longer (writer.renew_applied)
-        self.runtime = runtime
-        self.transcripts = transcripts
-        self.enricher = enricher
-        self.booster = booster
+        self.settings = settings
+        self.stores = stores
+        self.booster = booster  # the memory's vector read, for the stages' boost
+        self.llm = llm
+        self.language_model = language_model  # asked once per run: loaded only if the run reads a window
 
     def index_entities(self, transcript_id: str, user_id: str | None, entities: dict[str, list[str]]) -> int:
         """Validate, register the transcript for its user and (re)index its canonical entities in one unit."""
-        s = self.runtime.settings
+        s = self.settings
         clean = validate_entities(
             entities, max_items=s.max_canonical_entities, max_chars=s.max_canonical_entry_chars, prefix=""
         )
-        with self.transcripts.registered(transcript_id, user_id or DEFAULT_USER):
-            return self._index(transcript_id, clean)
-
-    def _index(self, transcript_id: str, clean: dict[str, list[str]]) -> int:
-        return index_canonical_entities(
-            self.runtime.vectors, self.runtime.embedder, self.runtime.settings, transcript_id, clean
-        )
+        return self.stores.index(transcript_id, user_id or DEFAULT_USER, clean)
 
     def prepare(self, given: TranscriptIn | CheckedTranscript, *, user_id: str | None = None) -> PreparedAnalysis:
         """Register the transcript, index given entities, read the user's memory: the stages' input."""
         t0 = time.perf_counter()
-        checked = given if isinstance(given, CheckedTranscript) else check_limits(given, self.runtime.settings)
+        checked = given if isinstance(given, CheckedTranscript) else check_limits(given, self.settings)
         transcript = checked.transcript
         user = user_id or transcript.user_id or DEFAULT_USER
-        with self.transcripts.registered(transcript.transcript_id, user, transcript.language) as session:
-            created = bool(session.info["created"])
-            if checked.entities is not None:  # the collection, with the row that owns it
-                self._index(transcript.transcript_id, checked.entities)
-            # what the stages read of the user, in the same transaction: one round of the pool, not four
-            remembered = active_corrections_in(session, user)
-            refused = refused_pairs_in(session, user)
-            promoted = promoted_vocabulary_in(session, user, **self.enricher.promoted_limits())
-            dictionary = self.enricher.fetch_canonical_entities(
-                transcript.transcript_id, user, checked.entities, promoted
-            )
-            # a list stored before, with the promoted vocabulary: over the budget, nothing is kept (the unit rolls back)
-            check_cost(transcript, dictionary.lists, self.runtime.settings)
-        remembered, elsewhere = split_by_scope(remembered, transcript.transcript_id, listed_values(dictionary))
+        stored = self.stores.read(
+            transcript.transcript_id, user, transcript.language, checked.entities,
+            # a list stored before, with the promoted vocabulary: over the budget, nothing is kept
+            lambda dictionary: check_cost(transcript, dictionary.lists, self.settings),
+        )  # fmt: skip
+        remembered, elsewhere = split_by_scope(
+            stored.remembered, transcript.transcript_id, listed_values(stored.dictionary)
+        )
         inputs = PipelineInputs(
             segments=to_segments(transcript),
-            dictionary=dictionary,
+            dictionary=stored.dictionary,
             language=transcript.language,
             user_id=user,
             remembered=remembered,
-            refused=refused,
+            refused=stored.refused,
             taught_elsewhere=elsewhere,
         )
-        stored = [seg.stored() for seg in transcript.segments]
-        return PreparedAnalysis(transcript.transcript_id, inputs, time.perf_counter() - t0, stored, created)
+        kept_segments = [seg.stored() for seg in transcript.segments]
+        return PreparedAnalysis(
+            transcript.transcript_id, inputs, time.perf_counter() - t0, kept_segments, stored.created
+        )
 
     def needs_ports(self, prepared: PreparedAnalysis) -> bool:
         """Whether the stages need this process's stores (memory boost) or LLM, or are pure and may run anywhere."""
         # PostgreSQL is the truth: a user without active corrections has nothing in the index to boost with
-        return bool(prepared.inputs.remembered and self.booster) or self.runtime.llm is not None
+        return bool(prepared.inputs.remembered and self.booster) or self.llm is not None
 
     def compute(self, prepared: PreparedAnalysis) -> tuple[list[Candidate], RunStats]:
         """Run the stages in this process, with its ports."""
         booster = self.booster if prepared.inputs.remembered else None
         return run_stages(
             prepared.inputs,
-            self.runtime.settings,
+            self.settings,
             booster=booster,
-            llm=self.runtime.llm,
-            language_model=self.runtime.language_model_on_demand,
+            llm=self.llm,
+            language_model=self.language_model(),
         )
 
     def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:
         """Persist what the stages kept; returns the suggestions as stored."""
         t0 = time.perf_counter()
-        radius = self.runtime.settings.reliability_corrections_memory_context_radius
+        radius = self.settings.reliability_corrections_memory_context_radius
         texts = {s.id: s.text for s in prepared.inputs.segments}
         contexts = [context_around(texts[c.segment_id], c.start_char, c.end_char, radius) for c in kept]
-        out = self.transcripts.save_suggestions(
-            prepared.transcript_id, kept, contexts, prepared.segments, user_id=prepared.inputs.user_id
-        )
+        out = self.stores.save(prepared.transcript_id, kept, contexts, prepared.segments, prepared.inputs.user_id)
         self._renew_applied(prepared.inputs.user_id, out)
         io_seconds = prepared.seconds + time.perf_counter() - t0
         stats.stage_seconds["fetch"] = round(io_seconds, 4)
@@ -205,10 +185,10 @@ class AnalysisService:
     def _renew_applied(self, user_id: str | None, out: list[Suggestion]) -> None:
         """A taught fix applied by itself in this run keeps applying: its quarantine starts again, as if taught."""
         applied = [(s.original, s.final) for s in out if s.status == SuggestionStatus.AUTO_APPLIED and from_memory(s)]
-        if self.renew is None or not user_id or not applied:
+        if not user_id or not applied:
             return
         try:
-            self.renew(user_id, applied)
+            self.stores.renew(user_id, applied)
         except NamesakeError as exc:  # the analysis stands; the fix renews the next time it is applied
             log.warning("could not renew the memory's applied fixes: %s", exc.message)
 
@@ -220,7 +200,7 @@ class AnalysisService:
             check_cancelled()  # the last moment a client that left stops it: nothing is saved
         except CancelledWork:
             if prepared.created:  # as if it had never been sent: the transcript and the list it brought go
-                delete_transcript(self.runtime.db, self.runtime.vectors, self.runtime.settings, prepared.transcript_id)
+                self.stores.discard(prepared.transcript_id)
             raise
         return self.finish(prepared, kept, stats)
 
@@ -236,11 +216,11 @@ class AnalysisService:
         I/O. A transcript that fails on its own (its input, its owner, a limit) is an AnalysisFailure in its
         place and the others go on; the stores failing stops the batch."""
         if pool is None and workers > 1:
-            with StagePool(self.runtime.settings, workers) as own:
+            with StagePool(self.settings, workers) as own:
                 yield from self.analyze_many(transcripts, user_id=user_id, pool=own)
             return
         if pool is None:
-            warm_stages(self.runtime.settings)
+            warm_stages(self.settings)
             for t in transcripts:
                 try:
                     yield self.analyze(t, user_id=user_id)

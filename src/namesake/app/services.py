@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from namesake.adapters import Runtime
-from namesake.analysis import AnalysisService
+from namesake.analysis import AnalysisService, SqlAnalysisStores
 from namesake.app.admission import Admission
 from namesake.app.metrics import Metrics
 from namesake.corrections_memory import (
@@ -47,7 +47,13 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     lists = CanonicalListReader(rt.vectors, rt.db, s, partial(promoted_vocabulary, rt.db))
     return Services(
         runtime,
-        AnalysisService(runtime, transcripts, lists, reader, renew=writer.renew_applied),
+        AnalysisService(
+            s,
+            SqlAnalysisStores(rt, transcripts, lists, writer.renew_applied),
+            reader,
+            rt.llm,
+            lambda: rt.language_model_on_demand,
+        ),
         ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds)),
         ReviewQueue(transcripts, s.review_fold_below, partial(delete_transcript, rt.db, rt.vectors, s)),
         CorrectionsMemoryService(rt.db, rt.vectors, s, lists),
