@@ -34,7 +34,7 @@ SUITE_CACHE = Path(__file__).resolve().parents[1] / ".test-cache"
 os.environ.setdefault("NAMESAKE_CACHE_DIR", str(SUITE_CACHE))
 
 TABLES = (
-    "erased_users, job_runs, canonical_vocabulary, reliability_corrections_quarantine, suggestions, transcripts, users"
+    "erased_users, job_runs, canonical_vocabulary, correction_mirror, suggestions, transcripts, users"
 )
 
 

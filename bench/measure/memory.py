@@ -76,7 +76,7 @@ def fill(runtime: Runtime, start: int, stop: int) -> None:
         with runtime.db.session() as s:
             s.execute(
                 text(
-                    "INSERT INTO reliability_corrections_quarantine (qdrant_point_id, user_id, entity_type, original, "
+                    "INSERT INTO correction_mirror (qdrant_point_id, user_id, entity_type, original, "
                     "original_norm, final, final_norm, action, quarantine_until, embedding_model, "
                     "embedding_model_version) SELECT (CAST(:ids AS text[]))[g - :lo + 1]::uuid, "
                     "'user-' || (g % :users), 'ORG', 'heard ' || g, 'heard ' || g, 'Meant ' || g, 'meant ' || g, "
@@ -91,7 +91,7 @@ def fill(runtime: Runtime, start: int, stop: int) -> None:
 def filled(runtime: Runtime) -> int:
     """How many of the bench's own corrections the store already holds (an earlier run's, with --data-dir)."""
     with runtime.db.session() as s:
-        query = "SELECT count(*) FROM reliability_corrections_quarantine WHERE original LIKE 'heard %'"
+        query = "SELECT count(*) FROM correction_mirror WHERE original LIKE 'heard %'"
         return int(s.execute(text(query)).scalar_one())
 
 

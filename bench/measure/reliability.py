@@ -172,11 +172,11 @@ def fix(user: str, original: str, transcript: str, final: str | None = None) -> 
 
 def consistency(st: Stack) -> dict[str, int]:
     """Orphan points, active rows without a point, duplicate active rows (server stopped)."""
-    rows = st.sql("SELECT qdrant_point_id::text, status FROM reliability_corrections_quarantine")
+    rows = st.sql("SELECT qdrant_point_id::text, status FROM correction_mirror")
     points = st.points()
     active = {p for p, s in rows if s == "active"}
     dup = st.sql(
-        "SELECT count(*) FROM (SELECT 1 FROM reliability_corrections_quarantine WHERE status = 'active' "
+        "SELECT count(*) FROM (SELECT 1 FROM correction_mirror WHERE status = 'active' "
         "GROUP BY user_id, entity_type, original_norm HAVING count(*) > 1) d"
     )[0][0]
     return {
@@ -250,7 +250,7 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
         if done.returncode != 0:
             raise SystemExit(f"reconciliation failed: {done.stderr[-2000:]}")
         present = {
-            o for (o,) in st.sql("SELECT original FROM reliability_corrections_quarantine WHERE status='active'")
+            o for (o,) in st.sql("SELECT original FROM correction_mirror WHERE status='active'")
         }
         lost = sum(1 for i, v in outcome.items() if v == "acked" and f"Zorb{i}" not in present)
         # a refused request leaves neither a correction nor its suggestion row
@@ -301,7 +301,7 @@ def race(server_url: str) -> dict[str, Any]:
             )
         st.stop()
         rows = st.sql(
-            "SELECT user_id, frequency FROM reliability_corrections_quarantine WHERE status = 'active' ORDER BY user_id"
+            "SELECT user_id, frequency FROM correction_mirror WHERE status = 'active' ORDER BY user_id"
         )
         return {
             "identical_ok": same.count(201),
@@ -391,7 +391,7 @@ def isolation(server_url: str, users: int = 1000, erased: int = 100) -> dict[str
             )
         st.stop()
         gone = {f"acme~user{i}" for i in range(erased)}
-        rows = st.sql("SELECT user_id FROM reliability_corrections_quarantine")
+        rows = st.sql("SELECT user_id FROM correction_mirror")
         points = st.points()
         residue_rows = sum(u in gone for (u,) in rows)
         residue_points = sum(p.get("user_id") in gone for p in points.values())

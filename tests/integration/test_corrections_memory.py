@@ -84,7 +84,7 @@ def test_a_failing_mirror_insert_leaves_no_point_and_surfaces(memory: Runtime) -
             CREATE OR REPLACE FUNCTION refuse_boom() RETURNS trigger AS $$
             BEGIN IF NEW.original = 'boom' THEN RAISE EXCEPTION 'mirror refused'; END IF; RETURN NEW; END
             $$ LANGUAGE plpgsql;
-            CREATE TRIGGER refuse_boom BEFORE INSERT ON reliability_corrections_quarantine
+            CREATE TRIGGER refuse_boom BEFORE INSERT ON correction_mirror
             FOR EACH ROW EXECUTE FUNCTION refuse_boom();
         """)
         )
@@ -94,7 +94,7 @@ def test_a_failing_mirror_insert_leaves_no_point_and_surfaces(memory: Runtime) -
         assert _points(memory) == 0 and _active_rows(memory) == []
     finally:
         with memory.db.engine.begin() as conn:
-            conn.execute(text("DROP TRIGGER refuse_boom ON reliability_corrections_quarantine"))
+            conn.execute(text("DROP TRIGGER refuse_boom ON correction_mirror"))
 
 
 def test_a_commit_that_fails_leaves_the_index_as_it_was(memory: Runtime) -> None:
@@ -106,7 +106,7 @@ def test_a_commit_that_fails_leaves_the_index_as_it_was(memory: Runtime) -> None
             text("""
             CREATE OR REPLACE FUNCTION refuse_at_commit() RETURNS trigger AS $$
             BEGIN RAISE EXCEPTION 'commit refused'; END $$ LANGUAGE plpgsql;
-            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT OR UPDATE ON reliability_corrections_quarantine
+            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT OR UPDATE ON correction_mirror
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_at_commit();
         """)
         )
@@ -125,7 +125,7 @@ def test_a_commit_that_fails_leaves_the_index_as_it_was(memory: Runtime) -> None
         assert point.payload["frequency"] == 1 and point.payload["final"] == "MeetNoo"
     finally:
         with memory.db.engine.begin() as conn:
-            conn.execute(text("DROP TRIGGER refuse_at_commit ON reliability_corrections_quarantine"))
+            conn.execute(text("DROP TRIGGER refuse_at_commit ON correction_mirror"))
 
 
 def test_a_new_final_taught_for_another_place_supersedes_the_old_one_and_only_it_is_boosted(memory: Runtime) -> None:

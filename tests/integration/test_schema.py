@@ -124,14 +124,14 @@ def test_upgrade_downgrade_upgrade_on_an_empty_database(pg_server_url: str) -> N
             "users",
             "transcripts",
             "suggestions",
-            "reliability_corrections_quarantine",
+            "correction_mirror",
             "canonical_vocabulary",
             "job_runs",
         } <= tables
         downgrade(url, "base")
         assert set(inspect(engine).get_table_names()) == {"alembic_version"}
         upgrade(url)
-        assert "reliability_corrections_quarantine" in set(inspect(engine).get_table_names())
+        assert "correction_mirror" in set(inspect(engine).get_table_names())
         engine.dispose()
     finally:
         admin = create_engine(sqlalchemy_url(pg_server_url), isolation_level="AUTOCOMMIT")

@@ -148,11 +148,11 @@ class SuggestionRow(Base):
 class CorrectionMirror(Base):
     """Mirror row of one corrections-memory point; PostgreSQL is the truth, Qdrant the index."""
 
-    __tablename__ = "reliability_corrections_quarantine"
+    __tablename__ = "correction_mirror"
     __table_args__ = (
-        Index("uq_reliability_corrections_quarantine_user_seq", "user_id", "user_seq", unique=True),
+        Index("uq_correction_mirror_user_seq", "user_id", "user_seq", unique=True),
         Index(
-            "uq_reliability_corrections_quarantine_active",
+            "uq_correction_mirror_active",
             "user_id",
             "entity_type",
             "original_norm",
@@ -182,9 +182,9 @@ class CorrectionMirror(Base):
     status: Mapped[str] = mapped_column(String(16), nullable=False, server_default=text(f"'{CorrectionStatus.ACTIVE}'"))
     supersedes_id: Mapped[int | None] = mapped_column(
         ForeignKey(
-            "reliability_corrections_quarantine.id",
+            "correction_mirror.id",
             ondelete="SET NULL",
-            name="fk_reliability_corrections_quarantine_supersedes_id",
+            name="fk_correction_mirror_supersedes_id",
         ),
         index=True,  # ON DELETE SET NULL looks referencing rows up: without it, erasure scans per row
     )
