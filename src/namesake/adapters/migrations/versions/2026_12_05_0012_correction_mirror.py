@@ -21,10 +21,20 @@ branch_labels = None
 depends_on = None
 
 OLD, NEW = "reliability_corrections_quarantine", "correction_mirror"
+# The checks by the column they check: as the models name them, and as the earlier migrations made them (their
+# downgrades drop them by those names).
+CHECKS = ("status", "action", "frequency", "scope")
+EARLIER_CHECKS = {
+    "status": "ck_reliability_corrections_quarantine_ck_reliability_co_72fc",
+    "frequency": "ck_reliability_corrections_quarantine_ck_reliability_co_e6c4",
+    "action": "ck_reliability_corrections_quarantine_ck_reliability_co_4676",
+    "scope": "ck_reliability_corrections_quarantine_scope",
+}
 
 
-def _rename(old: str, new: str) -> None:
-    """The table, then every constraint, index and sequence whose name carries the old table name."""
+def _rename(old: str, new: str, checks: dict[str, str]) -> None:
+    """The table, then every constraint, index and sequence whose name carries the old table name; `checks`: the
+    name each check takes, by the column it checks."""
     op.rename_table(old, new)
     conn = op.get_bind()
     constraints = conn.execute(
@@ -32,13 +42,13 @@ def _rename(old: str, new: str) -> None:
     ).scalars()
     for name in [c for c in constraints if old in c]:  # an index behind a constraint is renamed with it
         op.execute(f'ALTER TABLE {new} RENAME CONSTRAINT "{name}" TO "{name.replace(old, new)}"')
-    checks = conn.execute(
+    defined = conn.execute(
         sa.text("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = CAST(:t AS regclass)"
                 " AND contype = 'c'"), {"t": new},
     ).all()  # fmt: skip
-    for name, definition in checks:
+    for name, definition in defined:
         column = re.search(r"\(+(\w+)", definition)
-        wanted = f"ck_{new}_{column.group(1)}" if column else name
+        wanted = checks.get(column.group(1), name) if column else name
         if wanted != name:
             op.execute(f'ALTER TABLE {new} RENAME CONSTRAINT "{name}" TO "{wanted}"')
     indexes = conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = :t"), {"t": new}).scalars()
@@ -48,8 +58,8 @@ def _rename(old: str, new: str) -> None:
 
 
 def upgrade() -> None:
-    _rename(OLD, NEW)
+    _rename(OLD, NEW, {column: f"ck_{NEW}_{column}" for column in CHECKS})
 
 
 def downgrade() -> None:
-    _rename(NEW, OLD)
+    _rename(NEW, OLD, EARLIER_CHECKS)
