@@ -37,21 +37,25 @@ def _rename(old: str, new: str, checks: dict[str, str]) -> None:
     name each check takes, by the column it checks."""
     op.rename_table(old, new)
     conn = op.get_bind()
-    constraints = conn.execute(
-        sa.text("SELECT conname FROM pg_constraint WHERE conrelid = CAST(:t AS regclass)"), {"t": new}
-    ).scalars()
+    constraints: list[str] = list(
+        conn.execute(
+            sa.text("SELECT conname FROM pg_constraint WHERE conrelid = CAST(:t AS regclass)"), {"t": new}
+        ).scalars()
+    )
     for name in [c for c in constraints if old in c]:  # an index behind a constraint is renamed with it
         op.execute(f'ALTER TABLE {new} RENAME CONSTRAINT "{name}" TO "{name.replace(old, new)}"')
     defined = conn.execute(
         sa.text("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = CAST(:t AS regclass)"
                 " AND contype = 'c'"), {"t": new},
     ).all()  # fmt: skip
-    for name, definition in defined:
-        column = re.search(r"\(+(\w+)", definition)
-        wanted = checks.get(column.group(1), name) if column else name
-        if wanted != name:
-            op.execute(f'ALTER TABLE {new} RENAME CONSTRAINT "{name}" TO "{wanted}"')
-    indexes = conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = :t"), {"t": new}).scalars()
+    for check, definition in defined:
+        column = re.search(r"\(+(\w+)", str(definition))
+        wanted = checks.get(column.group(1), str(check)) if column else str(check)
+        if wanted != check:
+            op.execute(f'ALTER TABLE {new} RENAME CONSTRAINT "{check}" TO "{wanted}"')
+    indexes: list[str] = list(
+        conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = :t"), {"t": new}).scalars()
+    )
     for name in [i for i in indexes if old in i]:
         op.execute(f'ALTER INDEX "{name}" RENAME TO "{name.replace(old, new)}"')
     op.execute(f"ALTER SEQUENCE IF EXISTS {old}_id_seq RENAME TO {new}_id_seq")
