@@ -33,9 +33,7 @@ from namesake.transcripts.store import TranscriptStore
 SUITE_CACHE = Path(__file__).resolve().parents[1] / ".test-cache"
 os.environ.setdefault("NAMESAKE_CACHE_DIR", str(SUITE_CACHE))
 
-TABLES = (
-    "erased_users, job_runs, canonical_vocabulary, correction_mirror, suggestions, transcripts, users"
-)
+TABLES = "erased_users, job_runs, canonical_vocabulary, correction_mirror, suggestions, transcripts, users"
 
 
 def _scratch_database(server_url: str) -> tuple[str, str]:

@@ -153,7 +153,7 @@ def label(r: dict[str, Any]) -> int:
 def best_per_span(rows: list[dict[str, Any]], p: np.ndarray, floor: float, *, proposable: bool = True) -> list[int]:
     """The rows the pipeline would keep, most probable first: the best reading of each span at or above `floor`.
 
-    A reading that repeats its neighbour is dropped whatever its probability, as scorer.dispose does; one that makes
+    A reading that repeats its neighbour is dropped whatever its probability, as score.dispose does; one that makes
     an everyday word letters too, unless `proposable` is False (what the second trees learn from: they keep it).
     """
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)

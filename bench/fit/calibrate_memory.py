@@ -54,7 +54,7 @@ def rows_of(preds: list[dict[str, Any]], halves: dict[str, dict[str, Any]]) -> l
             if sig.get("remembered", 0.0) <= 0 or sig.get("contested"):
                 continue
             if any(sig.get(flag) for flag in REVIEWER_DECIDES):
-                continue  # never applied whatever the policy says (scorer.dispose's caps): they stay as run
+                continue  # never applied whatever the policy says (score.dispose's caps): they stay as run
             evidence = max(0.0, min(1.0, s["confidence"] - sig.get("memory_bonus", 0.0)))
             fixed, broken, closer = judge(segs[s["segment_id"]], s)
             good = broken == 0 and closer <= 0 and (fixed > 0 or closer < 0)

@@ -178,7 +178,7 @@ def report(
     sub = [i for i, r in enumerate(rows) if r["file"] == stem]
     pos = {i: k for k, i in enumerate(sub)}
     t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, suggest, keep, edge_forms)
-    mine = [i for i in kept if i in pos and not rows[i].get("letters")]  # never proposed (scorer.dispose)
+    mine = [i for i in kept if i in pos and not rows[i].get("letters")]  # never proposed (score.dispose)
     auto = [i for i in mine if p[i] >= AUTO and not reviewer_decides(rows[i])]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
     pending = [i for i in mine if p[i] >= suggest and i not in set(auto)]
@@ -288,7 +288,7 @@ def main() -> None:
     # every refit land elsewhere) ...
     kept = best_per_span(rows, p, FIT_FROM, proposable=False)
     read = [i for i in kept if reads(rows[i]["signals"])]
-    # ... and what the pipeline keeps and reads: such a reading is never proposed nor read (scorer.dispose,
+    # ... and what the pipeline keeps and reads: such a reading is never proposed nor read (score.dispose,
     # reading.needs_reading), the span's next reading is kept instead, and the pair columns are over what is read
     cuts = [[float(v) for v in c.split(":")] for c in a.queue_cuts]
     if any(len(c) not in (2, 3) or not 0 < min(c) < 1 or (len(c) == 3 and c[2] <= c[0]) for c in cuts):

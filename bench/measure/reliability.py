@@ -249,9 +249,7 @@ def fault(server_url: str, writes: int, restart_postgres: bool) -> dict[str, Any
         )
         if done.returncode != 0:
             raise SystemExit(f"reconciliation failed: {done.stderr[-2000:]}")
-        present = {
-            o for (o,) in st.sql("SELECT original FROM correction_mirror WHERE status='active'")
-        }
+        present = {o for (o,) in st.sql("SELECT original FROM correction_mirror WHERE status='active'")}
         lost = sum(1 for i, v in outcome.items() if v == "acked" and f"Zorb{i}" not in present)
         # a refused request leaves neither a correction nor its suggestion row
         suggested = {o for (o,) in st.sql("SELECT original FROM suggestions")}
@@ -300,9 +298,7 @@ def race(server_url: str) -> dict[str, Any]:
                 )
             )
         st.stop()
-        rows = st.sql(
-            "SELECT user_id, frequency FROM correction_mirror WHERE status = 'active' ORDER BY user_id"
-        )
+        rows = st.sql("SELECT user_id, frequency FROM correction_mirror WHERE status = 'active' ORDER BY user_id")
         return {
             "identical_ok": same.count(201),
             "spread_ok": spread.count(201),

@@ -58,7 +58,7 @@ def test_phrases_sharing_a_first_word_are_counted_each_at_its_own_length() -> No
 
 def test_a_candidate_knows_how_often_its_change_recurs_and_how_contested_its_span_is() -> None:
     from namesake.domain.types import Candidate
-    from namesake.reliability.scorer import fill_context_signals
+    from namesake.reliability.score import fill_context_signals
 
     cands = [
         Candidate("1", 0, 4, "bodes", "Biden's", "PERSON", "rag"),

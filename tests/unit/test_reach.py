@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from namesake.core.settings import Settings
 from namesake.domain.types import Disposition, Segment
-from namesake.reliability.candidates import spot_candidates
 from namesake.reliability.canonical import aggregate_payloads
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.spot import spot_candidates
 
 
 def test_a_name_heard_as_a_word_spelled_otherwise_is_spotted_by_its_sound() -> None:
@@ -60,7 +60,7 @@ def test_a_one_word_name_heard_as_three_words_is_fixed_whole() -> None:
 
 
 def test_which_entries_hold_letters_is_the_same_as_trying_every_run_of_their_words() -> None:
-    from namesake.reliability.candidates import holds_letters, said_as_letters
+    from namesake.reliability.spot import holds_letters, said_as_letters
 
     def every_run(value: str) -> bool:
         w = value.split()

@@ -17,11 +17,11 @@ from namesake.domain.types import (
     TaughtMatch,
     spoken_forms,
 )
-from namesake.reliability.candidates import spot_candidates, token_set_similarity, word_for_letters
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.scorer import Scorer, confidence, dispose, resolve_overlaps, score_candidates
+from namesake.reliability.score import Scorer, confidence, dispose, resolve_overlaps, score_candidates
+from namesake.reliability.spot import spot_candidates, token_set_similarity, word_for_letters
 
 DICT = CanonicalDictionary(
     {

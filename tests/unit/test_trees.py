@@ -11,7 +11,7 @@ import pytest
 
 from namesake.core.errors import ConfigurationError
 from namesake.core.settings import Settings
-from namesake.reliability.scorer import Scorer, confidence
+from namesake.reliability.score import Scorer, confidence
 from namesake.reliability.trees import (
     BUNDLED_MODEL,
     BUNDLED_READING_MODEL,

@@ -370,12 +370,12 @@ class Candidate:
     @property
     def never_proposed(self) -> bool:
         """Scored like any candidate (the trees learn from it) but never shown nor read: a repeated neighbour or an
-        everyday word made letters (`scorer.dispose`, `reading.needs_reading`)."""
+        everyday word made letters (`score.dispose`, `reading.needs_reading`)."""
         return self.repeats_neighbour or self.word_for_letters
 
     @property
     def reviewer_decides(self) -> bool:
-        """Never applied by itself whatever its confidence (`scorer.dispose`): one of the REVIEWER_DECIDES flags."""
+        """Never applied by itself whatever its confidence (`score.dispose`): one of the REVIEWER_DECIDES flags."""
         return any(getattr(self, flag) for flag in REVIEWER_DECIDES)
 
     def capped(self, disposition: Disposition) -> Disposition:

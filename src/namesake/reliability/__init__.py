@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     )
     from namesake.reliability.ports import LanguageModel, LLMProvider, Window
     from namesake.reliability.reading import GAIN
-    from namesake.reliability.remembered import everyday_zipf
-    from namesake.reliability.scorer import Scorer
+    from namesake.reliability.recall import everyday_zipf
+    from namesake.reliability.score import Scorer
 
 __all__ = [
     "EDGE_FORM",

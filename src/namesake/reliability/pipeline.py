@@ -18,16 +18,15 @@ from namesake.domain import (
     RememberedCorrection,
     Segment,
 )
-from namesake.reliability.candidates import context_free_spans, spot_candidates
+from namesake.reliability.ask_llm import is_uncertain, run_llm_stage
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.llm_stage import is_uncertain, run_llm_stage
 from namesake.reliability.memory_policy import apply_refusals
 from namesake.reliability.pieces import merged_pieces
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context
-from namesake.reliability.scorer import (
+from namesake.reliability.score import (
     Scorer,
     confidence_ceilings,
     fill_context_signals,
@@ -35,6 +34,7 @@ from namesake.reliability.scorer import (
     resolve_overlaps,
     score_candidates,
 )
+from namesake.reliability.spot import context_free_spans, spot_candidates
 
 # Candidates whose signals are filled between two checks that the client still waits (a few milliseconds' work).
 CANCEL_CHECK_EVERY = 2_000

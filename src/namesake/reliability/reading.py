@@ -48,7 +48,7 @@ def needs_reading(c: Candidate, language: str, read_from: float) -> bool:
     Read from `read_from` (RELIABILITY_READ_FROM) whatever the first trees decided (what the model reads may lift a
     dropped one); below it their confidence decides alone, as the second trees were measured (a pending one too: the
     suggest bar is below the reading floor), unless the memory put it in the queue. Never one that is never proposed
-    (`scorer.dispose`): that stays dropped.
+    (`score.dispose`): that stays dropped.
     """
     if not language.startswith("en") or c.context_free or c.never_proposed:
         return False

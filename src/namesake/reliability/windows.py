@@ -2,8 +2,8 @@
 
 Blocking keeps it fast on long transcripts: windows are deduplicated, compared only with
 entries of compatible length in one rapidfuzz `cdist` per length — never a Python loop over
-windows × entries. Both the canonical spotter (`candidates.py`) and the user's remembered
-originals (`remembered.py`) read them.
+windows × entries. Both the canonical spotter (`spot.py`) and the user's remembered
+originals (`recall.py`) read them.
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ from namesake.core import (
     written_form,
 )
 from namesake.domain import DISPOSITION_RANK, Candidate, Disposition, Segment
-from namesake.reliability.candidates import token_set_similarity
 from namesake.reliability.memory_policy import (
     BUNDLED_MEMORY_MODEL,
     LearnedPolicy,
@@ -41,6 +40,7 @@ from namesake.reliability.memory_policy import (
     with_teaching,
 )
 from namesake.reliability.reading import GAIN, STAGE1
+from namesake.reliability.spot import token_set_similarity
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.

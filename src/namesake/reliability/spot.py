@@ -2,7 +2,7 @@
 
 Windows come from `windows.py`; here they are matched against the canonical entries by edit
 similarity (the nearest few per window), phonetic key and spelled-letter form, looked up in
-dictionaries, and the user's remembered originals are added (`remembered.py`).
+dictionaries, and the user's remembered originals are added (`recall.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from namesake.domain import (
     web_address_suffix,
 )
 from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
-from namesake.reliability.remembered import remembered_candidates
+from namesake.reliability.recall import remembered_candidates
 from namesake.reliability.windows import (
     MAX_SPELLED_LETTERS,
     MAX_WINDOW_CHARS,
