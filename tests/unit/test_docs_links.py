@@ -51,3 +51,42 @@ PAGE_LIMIT = 15_000
 def test_every_guide_and_benchmark_page_is_read_in_one_sitting() -> None:
     long = {p.name: n for p in (ROOT / "docs").rglob("*.md") if (n := len(p.read_text(encoding="utf-8"))) > PAGE_LIMIT}
     assert long == {}
+
+
+# A file name in backticks is a file of the repository, but for these: made at run time, or the shared yardsticks.
+NOT_IN_THE_REPOSITORY = {
+    "names.js": "written by the server from the code's own names",
+    "serve.json": "written in the data folder by a running server",
+    "namesake-collection.json": "the embedded vector store's own file",
+    "edge_config.json": "the embedded vector store's own file",
+    "fold-K.memory.json": "a fold's policy, fitted by the bench into bench/out",
+    "baseline.py": "the shared yardstick, beside the repository",
+    "loop_check.py": "the shared yardstick, beside the repository",
+}
+FILE_NAME = re.compile(r"`([\w./-]*\w\.(?:py|js|css|html|json|toml|yml|yaml))(?::[^`]*)?`")
+
+
+def _missing_files(page: Path, present: list[str]) -> list[str]:
+    named = FILE_NAME.findall(page.read_text(encoding="utf-8"))
+    return [
+        n
+        for n in named
+        if n.rsplit("/", 1)[-1] not in NOT_IN_THE_REPOSITORY and not any(p == n or p.endswith(f"/{n}") for p in present)
+    ]
+
+
+def test_every_file_the_readme_and_the_docs_name_is_there() -> None:
+    """A module moved or renamed leaves no page pointing at its old place (the glossary names retired ones)."""
+    skip = {".git", ".venv", "node_modules", "__pycache__"}
+    present = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.parts)]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    missing = {
+        str(p.relative_to(ROOT)): m for p in pages if p.name != "glossary.md" and (m := _missing_files(p, present))
+    }
+    assert missing == {}
+
+
+def test_the_file_check_sees_a_moved_module(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("The spotter is `reliability/spot.py`; it was `reliability/candidates.py`; `names.js` is made.")
+    assert _missing_files(page, ["src/namesake/reliability/spot.py"]) == ["reliability/candidates.py"]
