@@ -413,6 +413,14 @@ def rss_mb(pid: int, kind: str = "VmRSS") -> float:
     return 0.0
 
 
+def last_half_slope(samples: list[tuple[float, float]]) -> float:
+    """Least-squares slope (MB per second) of (seconds, MB) samples over the last half of the run."""
+    half = [x for x in samples if x[0] >= samples[-1][0] / 2]
+    n = len(half)
+    mx, my = sum(t for t, _ in half) / n, sum(r for _, r in half) / n
+    return sum((t - mx) * (r - my) for t, r in half) / max(1e-9, sum((t - mx) ** 2 for t, _ in half))
+
+
 def whole_calls() -> list[dict[str, Any]]:
     """Earnings calls of the bench file as a client sends them (segments and their list), one per call."""
     from bench.common import bench_file
@@ -439,7 +447,9 @@ def soak(
     with stack(server_url) as st:
         st.start()
         assert st.server is not None
-        stop, samples, done = threading.Event(), [], {"analyses": 0, "whole_calls": 0, "fixes": 0, "errors": 0}
+        stop, done = threading.Event(), {"analyses": 0, "whole_calls": 0, "fixes": 0, "errors": 0}
+        samples: list[tuple[float, float]] = []  # (seconds, RSS MB)
+        anon: list[tuple[float, float]] = []  # (seconds, anonymous MB): what the kernel cannot drop
         text_ = ["Good morning, this is Reiner Blair with the results.", "Our Cytova unit grew, and Backman too."]
 
         def traffic(worker: int) -> None:
@@ -474,6 +484,7 @@ def soak(
         t0 = time.monotonic()
         while time.monotonic() - t0 < minutes * 60:
             samples.append((time.monotonic() - t0, rss_mb(st.server.pid)))
+            anon.append((time.monotonic() - t0, rss_mb(st.server.pid, "RssAnon")))
             time.sleep(10)
         stop.set()
         for w in workers:
@@ -482,14 +493,11 @@ def soak(
         transcripts_stored = int(st.sql("SELECT count(*) FROM transcripts")[0][0])
         time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
         idle_end, idle_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
-        half = [s for s in samples if s[0] >= samples[-1][0] / 2]
-        n = len(half)
-        mx, my = sum(t for t, _ in half) / n, sum(r for _, r in half) / n
-        slope = sum((t - mx) * (r - my) for t, r in half) / max(1e-9, sum((t - mx) ** 2 for t, _ in half))
+        slope, anon_slope = last_half_slope(samples), last_half_slope(anon)
         return {
             **done,
             "rss_start": samples[0][1],
-            "rss_mid": half[0][1],
+            "rss_mid": next(r for t, r in samples if t >= samples[-1][0] / 2),
             "rss_end": samples[-1][1],
             "rss_when_traffic_stopped": busy_end,
             f"rss_after_{idle_seconds:.0f}_s_idle": idle_end,
@@ -499,11 +507,13 @@ def soak(
             f"anon_after_{idle_seconds:.0f}_s_idle": idle_anon,
             "idle_vs_before": idle_end / before - 1,
             "slope_last_half_mb_per_min": slope * 60,
+            "anon_slope_last_half_mb_per_min": anon_slope * 60,
             "samples": len(samples),
             "clients": clients,
             "transcripts_per_client": transcripts or "all new",
             "transcripts_stored": transcripts_stored,
             "rss_every_minute": [round(r) for t, r in samples if int(t) % 60 < 10],
+            "anon_every_minute": [round(r) for t, r in anon if int(t) % 60 < 10],
         }
 
 
