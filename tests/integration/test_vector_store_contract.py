@@ -271,6 +271,26 @@ def test_the_embedded_store_keeps_a_bounded_number_of_collections_open(
     store.close()
 
 
+def test_an_idle_embedded_store_lets_go_of_its_collections_but_the_memorys(tmp_path: Path) -> None:
+    from namesake.core import CORRECTIONS_COLLECTION
+
+    store = EdgeVectorStore(tmp_path / "qdrant")
+    for name in ("t1", "t2", CORRECTIONS_COLLECTION):
+        store.ensure_collection(name, DIM)
+        store.upsert(name, _points(2))
+    mapped = _mapped_segments(tmp_path)
+    assert store.open_collections() == 3 and mapped > 0
+    assert store.release_idle() == 2
+    assert store.open_collections() == 1 and _mapped_segments(tmp_path) < mapped  # their files left the memory
+    assert [store.count(n) for n in ("t1", "t2", CORRECTIONS_COLLECTION)] == [2, 2, 2]  # reopened on demand
+    store.close()
+
+
+def _mapped_segments(root: Path) -> int:
+    """How many files under `root` this process maps."""
+    return sum(str(root) in line for line in Path("/proc/self/maps").read_text().splitlines())
+
+
 def _search_threads() -> int:
     """Threads of this process that Edge named for its shards' search pools (a thread may end while they are read)."""
     names = []

@@ -87,7 +87,9 @@ def create_app(
             if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
             if settings.idle_give_back_seconds:
-                idle = IdleGiveBack(services.admission, settings.idle_give_back_seconds, [rt.clear_caches])
+                idle = IdleGiveBack(
+                    services.admission, settings.idle_give_back_seconds, [rt.clear_caches, rt.vectors.release_idle]
+                )
                 idle.start()
             if address is not None:
                 announce(settings, *address)

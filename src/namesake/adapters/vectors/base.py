@@ -193,6 +193,11 @@ class VectorStore(Protocol):
         """Names of all collections, sorted."""
         ...
 
+    def release_idle(self) -> int:
+        """Close what an embedded store holds open and no call is using, so that its mapped files leave the process's
+        memory (a server store holds nothing: 0); how many were closed. Reopened on the next call that needs them."""
+        return 0
+
     def close(self) -> None:
         """Flush and release the store."""
         ...
