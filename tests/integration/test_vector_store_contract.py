@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -284,6 +285,28 @@ def test_an_idle_embedded_store_lets_go_of_its_collections_but_the_memorys(tmp_p
     assert store.open_collections() == 1 and _mapped_segments(tmp_path) < mapped  # their files left the memory
     assert [store.count(n) for n in ("t1", "t2", CORRECTIONS_COLLECTION)] == [2, 2, 2]  # reopened on demand
     store.close()
+
+
+def test_a_transcripts_collection_reopened_does_not_load_its_vector_files_into_memory(tmp_path: Path) -> None:
+    store = EdgeVectorStore(tmp_path / "qdrant")
+    store.ensure_collection("t1", DIM)
+    store.upsert("t1", _points(3))
+    store.close()
+    store = EdgeVectorStore(tmp_path / "qdrant")  # a server that closed it (idle, past the open bound) reads it
+    assert store.count("t1") == 3
+    assert _resident_kb(tmp_path) < 1024  # in RAM it was a 32 MB chunk, resident on every load, for three points
+    store.close()
+
+
+def _resident_kb(root: Path) -> int:
+    """Resident kilobytes of the files under `root` that this process maps."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+            inside = str(root) in line
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
 
 
 def _mapped_segments(root: Path) -> int:

@@ -70,8 +70,9 @@ def _config(name: str, dim: int, *, wal: bool) -> qe.EdgeConfig:
     """A shard's settings. The corrections memory has no HNSW graph (GRAPHLESS): every read is filtered to one
     user, whose points are scored exactly through the payload index, so a graph over everyone would never be
     read — and building one at a million points ran past 25 minutes of CPU here before it was stopped. A transcript's
-    own shard searches on TRANSCRIPT_SEARCH_THREADS."""
-    vectors = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)
+    own shard searches on TRANSCRIPT_SEARCH_THREADS and keeps its vectors on disk: kept in RAM, every load of it made
+    its 32 MB vector chunk resident for a few points (a shard made before keeps the storage it was made with)."""
+    vectors = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, on_disk=name not in GRAPHLESS)
     threads = None if name in MANY_SEGMENTS else TRANSCRIPT_SEARCH_THREADS
     if name not in GRAPHLESS:
         one_segment = None if wal else qe.EdgeOptimizersConfig(default_segment_number=1)
