@@ -75,9 +75,10 @@ def test_on_a_phone_a_reviewer_selects_accepts_and_undoes_with_the_action_bar(se
     assert box is not None and box["y"] + box["height"] <= PHONE["height"] + 1  # at the bottom of the screen
     page.locator("mark.s[title^='Cytova ']").first.click()  # a tap selects
     expect(page.locator("#bar-change")).to_contain_text("Cytova → Cytiva")
+    expect(page.locator("#bar-count")).to_have_text("All 2: ")  # one tap decides both places: the bar says so first
     shot(page, "review-phone-bar")
     page.locator("#bar-accept").click()
-    expect(page.locator("#status")).to_contain_text("Accepted")
+    expect(page.locator("#status")).to_contain_text("Accepted all 2")
     assert {s["status"] for s in suggestions(server, "call-1") if s["original"] == "Cytova"} == {"validated"}
     assert _in_viewport(page, "mark.s.current")  # the page moved to what is left, and it is in view
     page.locator("#bar-undo").click()

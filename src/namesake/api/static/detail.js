@@ -201,13 +201,15 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
   }
   if (done) parts.unshift(done);
   $("#detail").replaceChildren(...parts);
-  renderBar(s, open);
+  renderBar(s, open, open && !single ? group.length : 1);
 }
 
-// The phone's action bar: the selected change and its buttons, always at hand under the thumb.
-function renderBar(s, open) {
+// The phone's action bar: the selected change and its buttons, always at hand under the thumb; when one tap decides
+// several places (the panel's "N occurrences" is in the closed sheet), the bar says so first.
+function renderBar(s, open, places) {
   $("#action-bar").hidden = !state.view;
-  $("#bar-change").replaceChildren(el("del", {}, s.original), " → ", el("ins", {}, s.final));
+  const count = places > 1 ? [el("span", { class: "bar-count", id: "bar-count" }, `All ${places}: `)] : [];
+  $("#bar-change").replaceChildren(...count, el("del", {}, s.original), " → ", el("ins", {}, s.final));
   for (const id of ["#bar-accept", "#bar-edit", "#bar-reject"]) $(id).disabled = !open;
   $("#bar-reject").textContent = s.status === STATUS.AUTO_APPLIED ? "Revert" : "Reject";
 }
