@@ -137,14 +137,19 @@ class EdgeVectorStore(VectorStore):
             return True
         return made.get("wal_enabled") is not False
 
-    def _close_idle(self) -> None:
-        """Keep at most MAX_OPEN_SHARDS open: close the least recently used ones no call is using."""
+    def _close_idle(self, keep: int | None = None) -> int:
+        """Keep at most `keep` (MAX_OPEN_SHARDS) open: close the least recently used ones no call is using, never those
+        read on every analysis; how many were closed."""
+        bound = MAX_OPEN_SHARDS if keep is None else keep
+        closed = 0
         for name in list(self._shards):
-            if len(self._shards) <= MAX_OPEN_SHARDS:
-                return
+            if len(self._shards) <= bound:
+                break
             if self._in_use[name] or name in KEEP_OPEN:
                 continue
             self._close(name, flush=True)
+            closed += 1
+        return closed
 
     def _close(self, name: str, *, flush: bool) -> None:
         """Close an open shard and let go of its folder; `flush` only where a write-ahead log holds what is unflushed
@@ -170,10 +175,7 @@ class EdgeVectorStore(VectorStore):
         """Close every open shard no call is using, but those read on every analysis: each keeps its segments' vector
         chunks mapped (up to 32 MB resident a segment after a rewrite), which a server idle for a while gives back."""
         with self._lock:
-            idle = [n for n in self._shards if not self._in_use[n] and n not in KEEP_OPEN]
-            for name in idle:
-                self._close(name, flush=True)
-        return len(idle)
+            return self._close_idle(keep=0)
 
     def open_collections(self) -> int:
         """How many shards this process holds open (bounded by MAX_OPEN_SHARDS)."""
