@@ -40,6 +40,7 @@ from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
 from namesake.reliability.pieces import Piece, piece_runs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
+from namesake.reliability.whole import Span, whole_spans
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
 NOT_LEARNED = {
@@ -215,7 +216,7 @@ def predictions(
     """What the pipeline would answer with these probabilities: best reading per span, then the thresholds, then
     (as `edge_forms.edge_form_fixes`) the edge words of each auto-applied rewrite in its entry's form, then (as
     `pieces.merged_pieces`, given each transcript's segment texts and list values) pending pieces of one value made
-    one suggestion."""
+    one suggestion, then (as `whole.made_whole`) half fixes grown whole."""
     out: dict[str, list[dict]] = defaultdict(list)
     kept = best_per_span(rows, p, suggest)
     taken: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)  # segment ids repeat across calls
@@ -234,8 +235,18 @@ def predictions(
                              "status": status, "confidence": float(p[i]), "signals": {EDGE_FORM: 1.0}})  # fmt: skip
     for tid, sugs in out.items() if lists else ():
         texts, values = lists[tid]
-        out[tid] = merged(sugs, texts, values)
+        out[tid] = grown(merged(sugs, texts, values), texts, values)
     return out
+
+
+def grown(sugs: list[dict[str, Any]], texts: dict[str, str], values: list[str]) -> list[dict[str, Any]]:
+    """One transcript's suggestions with each half fix grown over the words that complete its list value
+    (whole.made_whole)."""
+    found = whole_spans(
+        [Span(s["segment_id"], s["start_char"], s["end_char"], s["final"]) for s in sugs], texts, values
+    )
+    return [s if w is None else {**s, "start_char": w.start_char, "end_char": w.end_char, "final": w.final}
+            for s, w in zip(sugs, found, strict=True)]  # fmt: skip
 
 
 def merged(sugs: list[dict[str, Any]], texts: dict[str, str], values: list[str]) -> list[dict[str, Any]]:

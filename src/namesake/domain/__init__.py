@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         ENTITY_TYPES,
         ENTITY_TYPES_SAID,
         LIST_TYPES,
+        SAID_NUMBER,
         Candidate,
         CandidateSource,
         CanonicalDictionary,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         TaughtMatch,
         Word,
         entity_type_of,
+        number_said,
         web_address_suffix,
     )
 
@@ -50,6 +52,7 @@ __all__ = [
     "LIST_TYPES",
     "MAX_OFFSET",
     "NUL",
+    "SAID_NUMBER",
     "Candidate",
     "CandidateSource",
     "CanonicalDictionary",
@@ -70,6 +73,7 @@ __all__ = [
     "TaughtMatch",
     "Word",
     "entity_type_of",
+    "number_said",
     "web_address_suffix",
 ]
 __getattr__ = lazy_names(__name__, __file__)

@@ -35,6 +35,7 @@ from namesake.reliability.score import (
     score_candidates,
 )
 from namesake.reliability.spot import context_free_spans, spot_candidates
+from namesake.reliability.whole import made_whole
 
 # Candidates whose signals are filled between two checks that the client still waits (a few milliseconds' work).
 CANCEL_CHECK_EVERY = 2_000
@@ -234,7 +235,8 @@ def run_stages(
         fixes = edge_form_fixes(kept, texts, inputs.refused, inputs.remembered)
         if fixes:  # in the order resolve_overlaps leaves the rest
             kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
-    kept = merged_pieces(kept, texts, (v for vs in inputs.dictionary.lists.values() for v in vs))
+    values = [v for vs in inputs.dictionary.lists.values() for v in vs]
+    kept = made_whole(merged_pieces(kept, texts, values), texts, values)
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.disposition is Disposition.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied

@@ -1,0 +1,157 @@
+"""A half fix made whole: "COVERT" → COVID beside "NINETEEN" is "COVERT NINETEEN" → COVID-19.
+
+A suggestion may write part of a list value and leave the rest of the name as heard: its final is the value's first
+(or last) words, and the words heard next to it sound like the value's other words ("Acme forward" → "Acme Forward"
+in "Acme forward initiative", for the list's "Acmo Forward Initiative"). Accepted as it is, the memory would learn
+the half and apply it again everywhere. `completion` finds the whole: the span grown over those neighbouring words
+(across a comma or a hyphen, never across the end of a sentence) and the whole value as its final. The review page
+offers it beside the suggestion; a reviewer who takes it teaches the whole pair.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import NamedTuple
+
+from rapidfuzz.distance import Levenshtein
+
+from namesake.core import changes_text, compact, sound_similarity, tokenize
+from namesake.domain import SAID_NUMBER, Candidate, number_said
+
+# What marks a suggestion grown whole among a transcript's suggestions (in its signals).
+WHOLE = "whole"
+# How alike a word of the final and the value's word must be to count as the same word ("Acme"/"Acmo" 0.75).
+WORD_ALIKE = 0.7
+# How alike the neighbouring heard words and the value's missing words must sound ("NINETEEN"/"19").
+REST_ALIKE = 0.75
+# What may stand between the span and the words that complete it: spaces, a comma, a hyphen.
+_BETWEEN = re.compile(r"[\s,\-–]*")
+_VALUE_WORDS = re.compile(r"[^\s\-–]+")
+
+
+class Completion(NamedTuple):
+    """The whole fix: a wider span of the segment and the list value it becomes."""
+
+    start_char: int
+    end_char: int
+    original: str
+    final: str
+
+
+def _alike(heard: str, written: str) -> bool:
+    """One word of the final standing for one word of the value: the same letters, or near in letters or sound."""
+    a, b = compact(heard), compact(written)
+    return (
+        a == b
+        or Levenshtein.normalized_similarity(a, b) >= WORD_ALIKE
+        or sound_similarity(heard, written) >= WORD_ALIKE
+    )
+
+
+def _said(words: list[str]) -> str:
+    """The value's words as said: its small numbers in words ("19" → "nineteen")."""
+    return " ".join(SAID_NUMBER.sub(lambda m: number_said(m.group()), w) for w in words)
+
+
+def _sounds_like(heard: str, rest: list[str]) -> bool:
+    """The heard words are the value's missing words: the same letters, or near enough in sound."""
+    if compact(heard) == compact(" ".join(rest)):
+        return True
+    return sound_similarity(heard, _said(rest)) >= REST_ALIKE
+
+
+def _unfixed(heard: str, rest: list[str]) -> bool:
+    """The rest of the name is heard otherwise than written: growing over words already right would only narrow
+    what a reviewer's accept teaches ("Reiner" → Rainer, not "Reiner Blair" → Rainer Blair)."""
+    return changes_text(heard, " ".join(rest))
+
+
+def completion(text: str, start: int, end: int, final: str, values: Iterable[str]) -> Completion | None:
+    """The whole list value a half fix of `text[start:end]` → `final` stands for, over the words that complete it."""
+    fw = _VALUE_WORDS.findall(final)
+    if not fw:
+        return None
+    best: Completion | None = None
+    for value in values:
+        vw = _VALUE_WORDS.findall(value)
+        if len(vw) <= len(fw) or compact(value) == compact(final):
+            continue
+        found = None
+        if all(_alike(f, v) for f, v in zip(fw, vw, strict=False)):
+            found = _grown(text, start, end, vw[len(fw) :], after=True)
+        if found is None and all(_alike(f, v) for f, v in zip(fw, vw[len(vw) - len(fw) :], strict=False)):
+            found = _grown(text, start, end, vw[: len(vw) - len(fw)], after=False)
+        if found is not None and (best is None or found[1] - found[0] > best.end_char - best.start_char):
+            best = Completion(found[0], found[1], text[found[0] : found[1]], value)
+    return best
+
+
+def _grown(text: str, start: int, end: int, rest: list[str], *, after: bool) -> tuple[int, int] | None:
+    """The span grown over the fewest neighbouring words (one to one more than `rest`) that sound like `rest`, with
+    only spaces, a comma or a hyphen between them."""
+    if after:
+        tail = text[end:]
+        words = tokenize(tail)[: len(rest) + 1]
+        for k in range(1, len(words) + 1):
+            if not _BETWEEN.fullmatch(tail[words[k - 2].end if k > 1 else 0 : words[k - 1].start]):
+                return None
+            heard = " ".join(t.text for t in words[:k])
+            if _sounds_like(heard, rest):
+                return (start, end + words[k - 1].end) if _unfixed(heard, rest) else None
+        return None
+    head = text[:start]
+    words = tokenize(head)[::-1][: len(rest) + 1]
+    for k in range(1, len(words) + 1):
+        if not _BETWEEN.fullmatch(head[words[k - 1].end : words[k - 2].start if k > 1 else len(head)]):
+            return None
+        heard = " ".join(t.text for t in reversed(words[:k]))
+        if _sounds_like(heard, rest):
+            return (words[k - 1].start, end) if _unfixed(heard, rest) else None
+    return None
+
+
+class Span(NamedTuple):
+    """What the stage reads of a suggestion."""
+
+    segment_id: str
+    start: int
+    end: int
+    final: str
+
+
+def whole_spans(spans: Sequence[Span], texts: dict[str, str], values: Iterable[str]) -> list[Completion | None]:
+    """Per suggestion, its completion, where the words it grows over hold no other suggestion."""
+    listed = list(dict.fromkeys(values))
+    by_segment: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for s in spans:
+        by_segment[s.segment_id].append((s.start, s.end))
+    out: list[Completion | None] = []
+    for s in spans:
+        text = texts.get(s.segment_id, "")
+        found = completion(text, s.start, s.end, s.final, listed) if text else None
+        if found is not None and any(
+            a < found.end_char and b > found.start_char and (a, b) != (s.start, s.end)
+            for a, b in by_segment[s.segment_id]
+        ):
+            found = None
+        out.append(found)
+    return out
+
+
+def made_whole(kept: list[Candidate], texts: dict[str, str], values: Iterable[str]) -> list[Candidate]:
+    """`kept` with each half fix grown over the words that complete its list value, the whole value its final."""
+    found = whole_spans([Span(c.segment_id, c.start_char, c.end_char, c.final) for c in kept], texts, values)
+    out = []
+    for c, whole in zip(kept, found, strict=True):
+        if whole is None:
+            out.append(c)
+            continue
+        grown = replace(c, start_char=whole.start_char, end_char=whole.end_char, original=whole.original,
+                        final=whole.final)  # fmt: skip
+        grown.signals = {**c.signals, WHOLE: 1.0}
+        grown.match_original, grown.match_final = whole.original, whole.final
+        out.append(grown)
+    return out

@@ -1,0 +1,79 @@
+"""A half fix is made whole: the words heard beside it that sound like the rest of its list value join its span."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from namesake.core.settings import Settings
+from namesake.domain.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
+from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.whole import WHOLE, Span, completion, made_whole, whole_spans
+
+DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
+
+
+def _whole(text: str, part: str, final: str, values: list[str]) -> tuple[str, str] | None:
+    start = text.index(part)
+    found = completion(text, start, start + len(part), final, values)
+    return None if found is None else (found.original, found.final)
+
+
+def test_the_rest_of_the_name_heard_after_or_before_the_fix_joins_it() -> None:
+    assert _whole("we saw COVERT NINETEEN cases", "COVERT", "COVID", ["Danaher", "COVID-19"]) == (
+        "COVERT NINETEEN",
+        "COVID-19",
+    )
+    assert _whole(
+        "the Acme forward initiative is new", "Acme forward", "Acme Forward", ["Acmo Forward Initiative"]
+    ) == (
+        "Acme forward initiative",
+        "Acmo Forward Initiative",
+    )
+    assert _whole("COVID-nineteen cases", "COVID", "COVID", ["COVID-19"]) == ("COVID-nineteen", "COVID-19")
+    assert _whole("met Rolf, Rash today", "Rash", "Rasche", ["Ralf Rasche"]) == ("Rolf, Rash", "Ralf Rasche")
+    assert _whole("met Ralf Rash today", "Rash", "Rasche", ["Ralf Rasche"]) is None  # "Ralf" is right already
+
+
+def test_nothing_grows_across_a_sentence_over_unlike_words_or_for_a_whole_value() -> None:
+    assert _whole("it was COVID. Nineteen people", "COVID", "COVID", ["COVID-19"]) is None
+    assert _whole("met Ralf. Rash today", "Rash", "Rasche", ["Ralf Rasche"]) is None
+    assert _whole("the Acme forward plan", "Acme forward", "Acme Forward", ["Acmo Forward Initiative"]) is None
+    assert _whole("we saw COVERT NINETEEN cases", "COVERT", "COVID-19", ["COVID-19"]) is None  # already whole
+    assert _whole("the COVERT strategy", "COVERT", "COVID", ["COVID-19"]) is None
+
+
+def test_a_fix_does_not_grow_over_another_suggestion() -> None:
+    text = "we saw COVERT NINETEEN cases"
+    spans = [Span("1", 7, 13, "COVID"), Span("1", 14, 22, "19")]
+    assert whole_spans(spans, {"1": text}, ["COVID-19"]) == [None, None]
+    alone = whole_spans(spans[:1], {"1": text}, ["COVID-19"])
+    assert alone[0] is not None and alone[0].original == "COVERT NINETEEN"
+
+
+def test_a_grown_candidate_keeps_its_decision_and_says_it_was_made_whole() -> None:
+    text = "we saw COVERT NINETEEN cases"
+    c = Candidate("1", 7, 13, "COVERT", "COVID", "KEYWORD", CandidateSource.LISTS)
+    c.disposition, c.confidence, c.signals = Disposition.AUTO_APPLIED, 0.9, {"edit": 0.5}
+    (out,) = made_whole([c], {"1": text}, ["COVID-19"])
+    assert (out.original, out.final, out.disposition, out.confidence) == (
+        "COVERT NINETEEN",
+        "COVID-19",
+        Disposition.AUTO_APPLIED,
+        0.9,
+    )
+    assert out.signals[WHOLE] == 1.0 and text[out.start_char : out.end_char] == "COVERT NINETEEN"
+    assert c.final == "COVID"  # the stage returns new candidates
+
+
+def test_on_the_dev_call_a_surname_beside_its_first_name_heard_right_is_fixed_alone() -> None:
+    """ "Patrick Connelly" for the analyst Patrick Donnelly: "Patrick" is already right, so the lesson stays
+    "Connelly" → Donnelly (grown, it would be taught only beside "Patrick")."""
+    with gzip.open(DEV_CALL, "rt") as fh:
+        call = json.load(fh)
+    segment = next(s for s in call["segments"] if "Patrick Connelly" in s["text"])
+    inputs = PipelineInputs([Segment(segment["id"], segment["text"])], CanonicalDictionary(call["canonical_entities"]))
+    kept, _ = run_stages(inputs, Settings(reliability_language_model="none"))
+    named = [(c.original, c.final, c.signals.get(WHOLE)) for c in kept if "Donnelly" in c.final]
+    assert named == [("Connelly", "Donnelly", None)]
