@@ -121,3 +121,30 @@ def test_accepting_a_change_that_removes_words_at_several_places_asks_first(serv
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_contain_text("Accepted all 2")
     assert statuses() == {"validated"}
+
+
+def test_a_half_fix_is_offered_whole_and_w_completes_it_and_teaches_the_whole_name(server: str, page: Any) -> None:
+    """ "COVERT" fixed by hand to COVID beside "NINETEEN", for the list's COVID-19: the panel offers the whole fix."""
+    expect = playwright_api.expect
+    text = "Cases of COVERT NINETEEN fell this quarter."
+    _analyze(server, "covid", [{"id": "1", "text": text}], {"keywords": ["COVID-19"]})
+    start = text.index("COVERT")
+    half = {"user_id": "alice", "transcript_id": "covid", "segment_id": "1", "start_char": start,
+            "end_char": start + 6, "original": "COVERT", "final": "COVID", "segment_text": text}  # fmt: skip
+    r = httpx.post(f"{server}/v1/corrections", headers=AUTH, json=half)
+    assert r.status_code == 201, r.text
+    taught = lambda: {f"{c['original']}→{c['final']}"  # noqa: E731
+                      for c in httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()}  # fmt: skip
+    assert taught() == {"COVERT→COVID"}
+    _open_at(page, server, "covid", r.json()["suggestion"]["id"])
+    offer = page.locator("#detail-whole")
+    expect(offer).to_contain_text("Part of COVID-19 is still as heard: “COVERT NINETEEN” → COVID-19")
+    shot(page, "review-whole-fix")
+    page.keyboard.press("w")
+    expect(page.locator("#status")).to_contain_text("Completed: COVERT NINETEEN → COVID-19")
+    expect(page.locator(".segment").first).to_contain_text("COVID-19 fell")
+    expect(offer).to_have_count(0)  # the whole fix is selected: nothing left to complete
+    assert taught() == {"COVERT NINETEEN→COVID-19"}  # the half's lesson taken back with it
+    page.keyboard.press("u")
+    expect(page.locator("#status")).to_contain_text("Undone")
+    assert taught() == set()

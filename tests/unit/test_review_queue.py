@@ -13,9 +13,12 @@ from namesake.transcripts.retention import TranscriptDeletion
 from tests.fakes.review import FakeQueueRows, FakeReviewUnitOfWork
 
 
-def _queue(uow: FakeReviewUnitOfWork, fold_below: float) -> tuple[ReviewQueue, FakeQueueRows]:
+def _queue(
+    uow: FakeReviewUnitOfWork, fold_below: float, values: list[str] | None = None
+) -> tuple[ReviewQueue, FakeQueueRows]:
     rows = FakeQueueRows(uow.state)
-    return ReviewQueue(rows, fold_below, lambda tid: TranscriptDeletion(tid, 0, 0)), rows
+    listed = values or []
+    return ReviewQueue(rows, fold_below, lambda tid: TranscriptDeletion(tid, 0, 0), lambda tid: listed), rows
 
 
 def test_a_pending_suggestion_below_the_fold_is_not_counted_as_waiting_above_it() -> None:
@@ -45,3 +48,17 @@ def test_the_text_as_reviewed_writes_in_what_stands_and_counts_what_is_open() ->
     assert (reviewed.applied, reviewed.open) == (1, 1)
     with pytest.raises(NotFoundError):
         queue.reviewed("t2")
+
+
+def test_a_half_fix_open_or_accepted_offers_its_whole_value_and_a_rejected_one_does_not() -> None:
+    uow = FakeReviewUnitOfWork()
+    half = uow.add("COVERT", "COVID")
+    uow.add("NINETEEN", "nineteen")  # another suggestion on the rest: the whole fix would displace it
+    uow.state.segments["t1"] = {"1": "COVERT NINETEEN"}
+    queue, _ = _queue(uow, fold_below=0.3, values=["COVID-19"])
+    whole = queue.completions(queue.transcript_view("t1"))
+    assert {k: (c.original, c.final) for k, c in whole.items()} == {half: ("COVERT NINETEEN", "COVID-19")}
+    uow.row(half).status = SuggestionStatus.VALIDATED
+    assert list(queue.completions(queue.transcript_view("t1"))) == [half]
+    uow.row(half).status = SuggestionStatus.REJECTED
+    assert queue.completions(queue.transcript_view("t1")) == {}

@@ -228,6 +228,15 @@ class SegmentOut(BaseModel):
     text: str
 
 
+class CompletionOut(BaseModel):
+    """A half fix made whole: the wider span of its segment and the whole list value it would become."""
+
+    start_char: int
+    end_char: int
+    original: str
+    final: str
+
+
 class TranscriptOut(BaseModel):
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion on them."""
 
@@ -237,6 +246,11 @@ class TranscriptOut(BaseModel):
     analyzed_at: str | None
     segments: list[SegmentOut]
     suggestions: list[SuggestionOut]
+    completions: dict[str, CompletionOut] = Field(
+        default_factory=dict,
+        description="by suggestion id: a suggestion that writes part of a list value whose rest is heard beside it,"
+        " and the whole fix (POST /v1/suggestions/{id}/complete)",
+    )
 
 
 class ReviewedSegmentOut(BaseModel):

@@ -36,6 +36,11 @@ class Services:
     admission: Admission = field(default_factory=lambda: Admission(32))  # analyses held at once (HTTP)
 
 
+def list_values(lists: CanonicalListReader, transcript_id: str) -> list[str]:
+    """A transcript's list values as its analysis reads them (its lists and the promoted vocabulary)."""
+    return [v for vs in lists.fetch_canonical_entities(transcript_id).lists.values() for v in vs]
+
+
 def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services:
     """Wire the services over one runtime (the memory's bootstrap first: a DIM_MISMATCH stops start-up here)."""
     rt, s = runtime, runtime.settings
@@ -55,7 +60,12 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
             lambda: rt.language_model_on_demand,
         ),
         ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds)),
-        ReviewQueue(transcripts, s.review_fold_below, partial(delete_transcript, rt.db, rt.vectors, s)),
+        ReviewQueue(
+            transcripts,
+            s.review_fold_below,
+            partial(delete_transcript, rt.db, rt.vectors, s),
+            partial(list_values, lists),
+        ),
         CorrectionsMemoryService(rt.db, rt.vectors, s, lists),
         Jobs(rt, on_promoted=m.promotions.inc, on_alert=lambda _n: m.promotion_alerts.inc()),
         writer,

@@ -36,15 +36,18 @@ if TYPE_CHECKING:
     from namesake.reliability.reading import GAIN
     from namesake.reliability.recall import everyday_zipf
     from namesake.reliability.score import Scorer
+    from namesake.reliability.whole import WHOLE, Completion, completion
 
 __all__ = [
     "EDGE_FORM",
     "EVERYDAY",
     "GAIN",
     "TYPE_LISTS",
+    "WHOLE",
     "WRITTEN_IN",
     "BoostParams",
     "BoostStats",
+    "Completion",
     "LLMProvider",
     "LanguageModel",
     "MemoryBooster",
@@ -56,6 +59,7 @@ __all__ = [
     "boost_for",
     "chunk_payloads",
     "chunk_point_id",
+    "completion",
     "corrected_segments",
     "corrected_text",
     "everyday_zipf",

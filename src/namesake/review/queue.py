@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from namesake.domain import Suggestion
+from namesake.domain import Suggestion, SuggestionStatus
+from namesake.reliability import Completion, completion
 from namesake.review.reviewed import ReviewedTranscript, TimedSegment, as_reviewed
 from namesake.transcripts import TranscriptDeletion, TranscriptView
 
@@ -42,6 +43,24 @@ class ReviewQueue:
     rows: QueueRows
     fold_below: float  # pending suggestions below it are folded: not counted as waiting until the fold is seen
     delete: Callable[[str], TranscriptDeletion]  # the transcript, its suggestions and its canonical entities
+    values: Callable[[str], list[str]]  # the transcript's list values, as its analysis read them
+
+    def completions(self, view: TranscriptView) -> dict[str, Completion]:
+        """The half fixes of a transcript the reviewer may complete in place, by suggestion id (`reliability.whole`):
+        open, accepted or made by hand, whose list value goes on in the words heard beside them."""
+        open_or_taken = [s for s in view.suggestions if s.status != SuggestionStatus.REJECTED]
+        if not open_or_taken:
+            return {}
+        values = self.values(view.transcript_id)
+        texts = {str(seg.get("id")): str(seg.get("text", "")) for seg in view.segments}
+        out = {}
+        for s in open_or_taken:
+            text = texts.get(s.segment_id, "")
+            if text[s.start_char : s.end_char] == s.original:
+                whole = completion(text, s.start_char, s.end_char, s.final, values)
+                if whole is not None:
+                    out[s.id] = whole
+        return out
 
     def list_transcripts(
         self, *, tenant: str | None, user_id: str | None, pending_only: bool, limit: int, offset: int

@@ -9,7 +9,7 @@ from typing import Any
 from namesake.core import ConflictError, InputTooLargeError, InvalidInputError, compact
 from namesake.corrections_memory import CorrectionInput, default_scope
 from namesake.domain import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
-from namesake.reliability import EDGE_FORM
+from namesake.reliability import EDGE_FORM, completion
 from namesake.review.groups import GroupResult, check_group, pair_of
 from namesake.review.matches import other_matches
 from namesake.review.ports import ReviewUnitOfWork
@@ -179,12 +179,37 @@ class ReviewService:
             unit.log.log_undone(transcript_id, [str(x.id) for x in seen])
             return result
 
-    def manual_fix(self, fix: ManualFix) -> ReviewResult:
+    def complete(
+        self, *, suggestion_id: str, transcript_id: str, values: list[str], scope: MemoryScope | None = None
+    ) -> ReviewResult:
+        """A half fix made whole (`reliability.whole`): the wider span fixed by hand with the whole list value, the
+        half displaced and, if the reviewer had accepted it, that decision and its lesson taken back, together."""
+        (half,) = self._load([suggestion_id], transcript_id)
+        s = half.suggestion
+        with self.uow.begin() as unit:
+            text = unit.log.segment_texts(transcript_id).get(s.segment_id, "")
+        whole = None
+        if half.status != SuggestionStatus.REJECTED and text[s.start_char : s.end_char] == s.original:
+            whole = completion(text, s.start_char, s.end_char, half.final, values)
+        if whole is None:
+            raise InvalidInputError(
+                f"“{half.original} → {half.final}” has no rest of a list value heard beside it to complete",
+                field="suggestion_id",
+            )
+        fix = ManualFix(
+            user_id=half.user_id, transcript_id=transcript_id, segment_id=s.segment_id, start_char=whole.start_char,
+            end_char=whole.end_char, original=whole.original, final=whole.final, entity_type=half.entity_type,
+            segment_text=text, scope=scope,
+        )  # fmt: skip
+        return self.manual_fix(fix, taking_back=[half] if half.status == SuggestionStatus.VALIDATED else [])
+
+    def manual_fix(self, fix: ManualFix, taking_back: list[StoredSuggestion] | None = None) -> ReviewResult:
         """Record a correction for a span nothing suggested: its transcript, a validated suggestion and the
         memory write commit together, or nothing does (a retry of the same fix is a replay, counted once).
 
         `fix.also`: the other places of the transcript where the same words were heard ("replace all"): fixed in the
-        same decision, one memory write, undone together.
+        same decision, one memory write, undone together. `taking_back`: accepted suggestions inside the span whose
+        decisions are undone first, in the same transaction (a half fix made whole).
         """
         self._check_final(fix.final)
         with self.uow.begin() as unit:
@@ -205,6 +230,8 @@ class ReviewService:
             )
         )
         with self.uow.begin() as unit:
+            if taking_back:
+                reopen_in(unit, taking_back)
             unit.memory.lock(prepared)
             # ownership first: nothing is remembered for a transcript not theirs (ConflictError)
             row = unit.rows.save_manual(fix, shares=bool(others))

@@ -67,6 +67,16 @@ def reject(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: Dec
     return _decide(services, scope, suggestion_id, body, ReviewAction.REJECT)
 
 
+@router.post("/suggestions/{suggestion_id}/complete", status_code=201, responses=errors(404, 409, 410, 415))
+def complete(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReviewOut:
+    """Make a half fix whole: the words beside it that complete its list value fixed with it, by hand, and
+    remembered as one pair; an accepted half is taken back (422 when there is nothing to complete)."""
+    transcript_id = scope.inward(body.transcript_id, "transcript_id")
+    values = services.queue.values(transcript_id)
+    return _out(services, services.review.complete(suggestion_id=suggestion_id, transcript_id=transcript_id,
+                                                   values=values, scope=body.scope))  # fmt: skip
+
+
 @router.post("/suggestions/{suggestion_id}/reopen", responses=errors(404, 409, 410, 415))
 def reopen(services: ServicesDep, scope: ScopeDep, suggestion_id: str, body: DecisionIn) -> ReopenOut:
     """Undo a decision: the suggestion as the pipeline left it, and what the decision taught taken back."""

@@ -114,7 +114,8 @@ def list_transcripts(
 def get_transcript(services: ServicesDep, scope: ScopeDep, transcript_id: Identifier = TranscriptId) -> TranscriptOut:
     """A transcript as the reviewer reads it: its segments as analysed and every suggestion (404 if unknown)."""
     view = services.queue.transcript_view(scope.inward(transcript_id, "transcript_id"))
-    return TranscriptOut.model_validate(scope.outward_json(view.as_json()))
+    whole = {sid: c._asdict() for sid, c in services.queue.completions(view).items()}
+    return TranscriptOut.model_validate(scope.outward_json({**view.as_json(), "completions": whole}))
 
 
 @router.delete("/transcripts/{transcript_id}", responses=errors(404))

@@ -226,6 +226,20 @@ export async function fixSelection() {
   });
 }
 
+// w: a half fix made whole — the words beside it that complete its list value fixed with it, taught as one pair
+// (an accepted half is taken back in the same decision; u undoes the whole fix).
+export async function completeWhole() {
+  const s = state.order[state.current];
+  const whole = s && state.view.completions?.[s.id];
+  if (!whole) { say("Nothing to complete here: the suggestion writes a whole name", true); return; }
+  const tid = state.view.transcript_id;
+  const { data } = await api("POST", `/v1/suggestions/${enc(s.id)}/complete`, { transcript_id: tid, scope: scopeOf(s) });
+  const label = `${whole.original} → ${whole.final}`;
+  remember([data.suggestion.id], label);
+  say(`Completed: ${label}, remembered for ${scopeWords(data.scope, whole.final, state.view.user_id)}`);
+  await openTranscript(tid, { suggestionId: data.suggestion.id, push: false });
+}
+
 // s: where the selected suggestion's lesson applies next, one step wider each press (this transcript → its list →
 // all of the user's calls → this transcript).
 export function cycleScope() {

@@ -169,6 +169,12 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
         `: neither applies by itself. Accept keeps ${s.final}; edit to ${other.final} chooses that one.`));
     }
   }
+  const whole = state.view.completions?.[s.id];
+  if (whole) {
+    parts.push(el("p", { class: "group", id: "detail-whole" },
+      `Part of ${whole.final} is still as heard: “${whole.original}” → ${whole.final} fixes the whole name and ` +
+      `teaches that${open ? "" : " instead"}. `, button("Complete", "w")));
+  }
   const refused = state.refused.get(memoryKey(s.original, s.final));
   if (refused) {
     parts.push(el("p", { class: "refused" }, `You refused it ${refused.times}×, last on ` +

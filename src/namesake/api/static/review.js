@@ -4,7 +4,8 @@
 
 import { $, KEY_STORE, api, say, state } from "/review/assets/core.js";
 import {
-  acceptHeardOtherwise, cycleScope, decide, editCurrent, fixSelection, openGroup, rejectFolded, undoLast,
+  acceptHeardOtherwise, completeWhole, cycleScope, decide, editCurrent, fixSelection, openGroup, rejectFolded,
+  undoLast,
 } from "/review/assets/decide.js";
 import { forgetSelected, openMemory, renderMemory } from "/review/assets/memory.js";
 import { loadQueue, moveQueue, stepTranscript } from "/review/assets/queue.js";
@@ -135,6 +136,7 @@ function onKey(ev) {
     keys.e = () => editCurrent();
     keys.r = () => decide("reject");
     keys.f = () => fixSelection();
+    keys.w = () => completeWhole();
     keys.g = () => openGroup();
     keys.A = () => acceptHeardOtherwise();
     keys.o = () => toggle("byNeed", ["Pending: biggest groups first, then lowest confidence", "Pending: in text order"]);
