@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
-from namesake.core import changes_text, compact, sound_similarity, tokenize
+from namesake.core import compact, sound, sound_similarity, tokenize
 from namesake.domain import SAID_NUMBER, Candidate, number_said
 
 # What marks a suggestion grown whole among a transcript's suggestions (in its signals).
@@ -30,6 +30,9 @@ REST_ALIKE = 0.75
 # What may stand between the span and the words that complete it: spaces, a comma, a hyphen.
 _BETWEEN = re.compile(r"[\s,\-–]*")
 _VALUE_WORDS = re.compile(r"[^\s\-–]+")
+_APOSTROPHE = re.compile(r"['’]")
+# What `_grown` answers when the words beside the fix already spell the rest of the value.
+_WHOLE_ALREADY = (-1, -1)
 
 
 class Completion(NamedTuple):
@@ -57,33 +60,44 @@ def _said(words: list[str]) -> str:
 
 
 def _sounds_like(heard: str, rest: list[str]) -> bool:
-    """The heard words are the value's missing words: the same letters, or near enough in sound."""
+    """The heard words are the value's missing words: the same letters, or near enough in sound, each missing word
+    having a sound of its own ("2020" has none: only its letters count)."""
     if compact(heard) == compact(" ".join(rest)):
         return True
-    return sound_similarity(heard, _said(rest)) >= REST_ALIKE
+    said = _said(rest)
+    if not all(sound(w) for w in said.split()):
+        return False
+    return sound_similarity(heard, said) >= REST_ALIKE
 
 
 def _unfixed(heard: str, rest: list[str]) -> bool:
-    """The rest of the name is heard otherwise than written: growing over words already right would only narrow
-    what a reviewer's accept teaches ("Reiner" → Rainer, not "Reiner Blair" → Rainer Blair)."""
-    return changes_text(heard, " ".join(rest))
+    """The rest of the name is heard with other letters, not only in another case: growing over words already
+    right would narrow what a reviewer's accept teaches ("Reiner" → Rainer, not "Reiner Blair" → Rainer Blair),
+    and a capital the speaker's own words do not have is no fix ("New York city")."""
+    return compact(heard) != compact(" ".join(rest))
 
 
 def completion(text: str, start: int, end: int, final: str, values: Iterable[str]) -> Completion | None:
-    """The whole list value a half fix of `text[start:end]` → `final` stands for, over the words that complete it."""
+    """The whole list value a half fix of `text[start:end]` → `final` stands for, over the words that complete it.
+
+    Only a fix of the letters grows (a capital alone is the list's form of words already heard right), and none
+    where some list value already reads whole with the words as heard ("Gulf" before "power", with Gulf Power and
+    Gulf Powers both listed)."""
     fw = _VALUE_WORDS.findall(final)
-    if not fw:
+    if not fw or compact(text[start:end]) == compact(final):
         return None
     best: Completion | None = None
     for value in values:
         vw = _VALUE_WORDS.findall(value)
         if len(vw) <= len(fw) or compact(value) == compact(final):
             continue
-        found = None
+        found: tuple[int, int] | None = None
         if all(_alike(f, v) for f, v in zip(fw, vw, strict=False)):
             found = _grown(text, start, end, vw[len(fw) :], after=True)
         if found is None and all(_alike(f, v) for f, v in zip(fw, vw[len(vw) - len(fw) :], strict=False)):
             found = _grown(text, start, end, vw[: len(vw) - len(fw)], after=False)
+        if found == _WHOLE_ALREADY:
+            return None
         if found is not None and (best is None or found[1] - found[0] > best.end_char - best.start_char):
             best = Completion(found[0], found[1], text[found[0] : found[1]], value)
     return best
@@ -99,8 +113,10 @@ def _grown(text: str, start: int, end: int, rest: list[str], *, after: bool) -> 
             if not _BETWEEN.fullmatch(tail[words[k - 2].end if k > 1 else 0 : words[k - 1].start]):
                 return None
             heard = " ".join(t.text for t in words[:k])
+            if _APOSTROPHE.search(heard):  # a possessive or an elision is the speaker's form: the name stops there
+                return None
             if _sounds_like(heard, rest):
-                return (start, end + words[k - 1].end) if _unfixed(heard, rest) else None
+                return (start, end + words[k - 1].end) if _unfixed(heard, rest) else _WHOLE_ALREADY
         return None
     head = text[:start]
     words = tokenize(head)[::-1][: len(rest) + 1]
@@ -108,8 +124,10 @@ def _grown(text: str, start: int, end: int, rest: list[str], *, after: bool) -> 
         if not _BETWEEN.fullmatch(head[words[k - 1].end : words[k - 2].start if k > 1 else len(head)]):
             return None
         heard = " ".join(t.text for t in reversed(words[:k]))
+        if _APOSTROPHE.search(heard):
+            return None
         if _sounds_like(heard, rest):
-            return (words[k - 1].start, end) if _unfixed(heard, rest) else None
+            return (words[k - 1].start, end) if _unfixed(heard, rest) else _WHOLE_ALREADY
     return None
 
 
