@@ -60,7 +60,7 @@ def test_every_write_for_a_user_documents_the_erased_users_410_and_the_415() -> 
         for method, op in operations.items()
         if method in ("post", "put") and not path.startswith("/v1/jobs") and path not in READS_BY_POST
     ]
-    assert len(writes) == 10
+    assert len(writes) == 11
     # a read that takes a body (the pairs a decision would reach) writes nothing, but refuses a body not JSON
     assert all("415" in doc["paths"][p]["post"]["responses"] for p in READS_BY_POST)
     assert [(m, p) for m, p, codes in writes if not {"410", "415"} <= codes] == []
