@@ -9,14 +9,14 @@ from pathlib import Path
 from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.whole import WHOLE, Span, completion, made_whole, whole_spans
+from namesake.reliability.whole import WHOLE, Span, completion, listed, made_whole, whole_spans
 
 DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
 
 
 def _whole(text: str, part: str, final: str, values: list[str]) -> tuple[str, str] | None:
     start = text.index(part)
-    found = completion(text, start, start + len(part), final, values)
+    found = completion(text, start, start + len(part), final, listed(values))
     return None if found is None else (found.original, found.final)
 
 

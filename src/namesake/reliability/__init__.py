@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from namesake.reliability.reading import GAIN
     from namesake.reliability.recall import everyday_zipf
     from namesake.reliability.score import Scorer
-    from namesake.reliability.whole import WHOLE, Completion, completion
+    from namesake.reliability.whole import WHOLE, Completion, completion, listed
 
 __all__ = [
     "EDGE_FORM",
@@ -64,6 +64,7 @@ __all__ = [
     "corrected_text",
     "everyday_zipf",
     "from_memory",
+    "listed",
     "refusal_key",
     "run_stages",
     "suggestion_counts",

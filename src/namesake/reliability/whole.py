@@ -16,15 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from rapidfuzz.distance import Levenshtein
-
 from namesake.core import compact, sound, sound_similarity, tokenize
 from namesake.domain import SAID_NUMBER, Candidate, number_said
 
 # What marks a suggestion grown whole among a transcript's suggestions (in its signals).
 WHOLE = "whole"
-# How alike a word of the final and the value's word must be to count as the same word ("Acme"/"Acmo" 0.75).
-WORD_ALIKE = 0.7
 # How alike the neighbouring heard words and the value's missing words must sound ("NINETEEN"/"19").
 REST_ALIKE = 0.75
 # What may stand between the span and the words that complete it: spaces, a comma, a hyphen.
@@ -42,16 +38,6 @@ class Completion(NamedTuple):
     end_char: int
     original: str
     final: str
-
-
-def _alike(heard: str, written: str) -> bool:
-    """One word of the final standing for one word of the value: the same letters, or near in letters or sound."""
-    a, b = compact(heard), compact(written)
-    return (
-        a == b
-        or Levenshtein.normalized_similarity(a, b) >= WORD_ALIKE
-        or sound_similarity(heard, written) >= WORD_ALIKE
-    )
 
 
 def _said(words: list[str]) -> str:
@@ -77,25 +63,48 @@ def _unfixed(heard: str, rest: list[str]) -> bool:
     return compact(heard) != compact(" ".join(rest))
 
 
-def completion(text: str, start: int, end: int, final: str, values: Iterable[str]) -> Completion | None:
-    """The whole list value a half fix of `text[start:end]` → `final` stands for, over the words that complete it.
+class Listed(NamedTuple):
+    """A list's values by the letters of their first and of their last word, each with its words: what `completion`
+    looks a final up in, so that its cost is the few values a final can start or end, not the whole list."""
 
-    Only a fix of the letters grows (a capital alone is the list's form of words already heard right), and none
-    where some list value already reads whole with the words as heard ("Gulf" before "power", with Gulf Power and
-    Gulf Powers both listed)."""
+    by_first: dict[str, list[tuple[str, list[str]]]]
+    by_last: dict[str, list[tuple[str, list[str]]]]
+
+
+def listed(values: Iterable[str]) -> Listed:
+    """The index of a list's values (multi-word ones: a one-word value has no rest to complete)."""
+    by_first: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+    by_last: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+    for value in dict.fromkeys(values):
+        words = _VALUE_WORDS.findall(value)
+        if len(words) > 1:
+            by_first[compact(words[0])].append((value, words))
+            by_last[compact(words[-1])].append((value, words))
+    return Listed(by_first, by_last)
+
+
+def completion(
+    text: str, start: int, end: int, final: str, values: Listed, original: str | None = None
+) -> Completion | None:
+    """The whole list value a half fix of `text[start:end]` → `final` stands for, over the words that complete it
+    (None when `original` is given and the text no longer holds it there).
+
+    The final is the value's first (or last) words, letter for letter. Only a fix of the letters grows (a capital
+    alone is the list's form of words already heard right), and none where some list value already reads whole with
+    the words as heard ("Gulf" before "power", with Gulf Power and Gulf Powers both listed)."""
     fw = _VALUE_WORDS.findall(final)
-    if not fw or compact(text[start:end]) == compact(final):
+    heard = text[start:end]
+    if not fw or compact(heard) == compact(final) or (original is not None and heard != original):
         return None
+    part = [compact(w) for w in fw]
     best: Completion | None = None
-    for value in values:
-        vw = _VALUE_WORDS.findall(value)
-        if len(vw) <= len(fw) or compact(value) == compact(final):
+    ways = [(v, w, True) for v, w in values.by_first.get(part[0], [])]
+    ways += [(v, w, False) for v, w in values.by_last.get(part[-1], [])]
+    for value, vw, after in ways:
+        n = len(fw)
+        if len(vw) <= n or [compact(w) for w in (vw[:n] if after else vw[len(vw) - n :])] != part:
             continue
-        found: tuple[int, int] | None = None
-        if all(_alike(f, v) for f, v in zip(fw, vw, strict=False)):
-            found = _grown(text, start, end, vw[len(fw) :], after=True)
-        if found is None and all(_alike(f, v) for f, v in zip(fw, vw[len(vw) - len(fw) :], strict=False)):
-            found = _grown(text, start, end, vw[: len(vw) - len(fw)], after=False)
+        found = _grown(text, start, end, vw[n:] if after else vw[: len(vw) - n], after=after)
         if found == _WHOLE_ALREADY:
             return None
         if found is not None and (best is None or found[1] - found[0] > best.end_char - best.start_char):
@@ -142,14 +151,14 @@ class Span(NamedTuple):
 
 def whole_spans(spans: Sequence[Span], texts: dict[str, str], values: Iterable[str]) -> list[Completion | None]:
     """Per suggestion, its completion, where the words it grows over hold no other suggestion."""
-    listed = list(dict.fromkeys(values))
+    index = listed(values)
     by_segment: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for s in spans:
         by_segment[s.segment_id].append((s.start, s.end))
     out: list[Completion | None] = []
     for s in spans:
         text = texts.get(s.segment_id, "")
-        found = completion(text, s.start, s.end, s.final, listed) if text else None
+        found = completion(text, s.start, s.end, s.final, index) if text else None
         if found is not None and any(
             a < found.end_char and b > found.start_char and (a, b) != (s.start, s.end)
             for a, b in by_segment[s.segment_id]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from namesake.domain import Suggestion, SuggestionStatus
-from namesake.reliability import Completion, completion
+from namesake.reliability import Completion, completion, listed
 from namesake.review.reviewed import ReviewedTranscript, TimedSegment, as_reviewed
 from namesake.transcripts import TranscriptDeletion, TranscriptView
 
@@ -51,15 +51,13 @@ class ReviewQueue:
         open_or_taken = [s for s in view.suggestions if s.status != SuggestionStatus.REJECTED]
         if not open_or_taken:
             return {}
-        values = self.values(view.transcript_id)
+        index = listed(self.values(view.transcript_id))
         texts = {str(seg.get("id")): str(seg.get("text", "")) for seg in view.segments}
         out = {}
         for s in open_or_taken:
-            text = texts.get(s.segment_id, "")
-            if text[s.start_char : s.end_char] == s.original:
-                whole = completion(text, s.start_char, s.end_char, s.final, values)
-                if whole is not None:
-                    out[s.id] = whole
+            whole = completion(texts.get(s.segment_id, ""), s.start_char, s.end_char, s.final, index, s.original)
+            if whole is not None:
+                out[s.id] = whole
         return out
 
     def list_transcripts(

@@ -9,7 +9,7 @@ from typing import Any
 from namesake.core import ConflictError, InputTooLargeError, InvalidInputError, compact
 from namesake.corrections_memory import CorrectionInput, default_scope
 from namesake.domain import MemoryScope, ReviewAction, Suggestion, SuggestionStatus
-from namesake.reliability import EDGE_FORM, completion
+from namesake.reliability import EDGE_FORM, completion, listed
 from namesake.review.groups import GroupResult, check_group, pair_of
 from namesake.review.matches import other_matches
 from namesake.review.ports import ReviewUnitOfWork
@@ -189,8 +189,8 @@ class ReviewService:
         with self.uow.begin() as unit:
             text = unit.log.segment_texts(transcript_id).get(s.segment_id, "")
         whole = None
-        if half.status != SuggestionStatus.REJECTED and text[s.start_char : s.end_char] == s.original:
-            whole = completion(text, s.start_char, s.end_char, half.final, values)
+        if half.status != SuggestionStatus.REJECTED:
+            whole = completion(text, s.start_char, s.end_char, half.final, listed(values), s.original)
         if whole is None:
             raise InvalidInputError(
                 f"“{half.original} → {half.final}” has no rest of a list value heard beside it to complete",
