@@ -19,7 +19,7 @@ from namesake.core.errors import VectorStoreError
 from namesake.core.settings import CORRECTIONS_COLLECTION
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionsMemoryWriter, mirror_payload
-from namesake.jobs import Jobs
+from namesake.jobs import Jobs, RuntimeJobWork
 from namesake.jobs.runner import JobAlreadyRunningError
 from namesake.transcripts.canonical_index import collection_for
 from tests.conftest import analysis_service, retuned
@@ -92,7 +92,7 @@ def test_promotion_promotes_exactly_the_eligible_set(memory: Runtime) -> None:
     alerts: list[int] = []
     rt = retuned(memory, reliability_corrections_memory_promo_batch_size=700,
                  reliability_corrections_memory_promo_alert_threshold=1000)  # fmt: skip
-    outcome = Jobs(rt, on_alert=alerts.append).promote()
+    outcome = Jobs(RuntimeJobWork(rt), on_alert=alerts.append).promote()
     report = outcome.report
     assert report.promoted == len(expected) == 2000 and report.pages == 3
     with memory.db.session() as s:
@@ -110,7 +110,7 @@ def test_promotion_promotes_exactly_the_eligible_set(memory: Runtime) -> None:
     assert run is not None and run.status == "succeeded" and run.counts["promoted"] == 2000
     point = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [next(r.qdrant_point_id for r in made if r.id in expected)])
     assert point[0].payload["promoted_to_canonical"] == 1
-    assert Jobs(rt).promote().report.promoted == 0  # nothing left to do
+    assert Jobs(RuntimeJobWork(rt)).promote().report.promoted == 0  # nothing left to do
 
 
 def test_two_runners_started_together_one_runs_one_skips(memory: Runtime) -> None:
@@ -122,11 +122,12 @@ def test_two_runners_started_together_one_runs_one_skips(memory: Runtime) -> Non
         started.set()
         release.wait(10)
 
-    first = threading.Thread(target=lambda: results.append(Jobs(memory).promote(progress=slow_progress)))
+    jobs = Jobs(RuntimeJobWork(memory))
+    first = threading.Thread(target=lambda: results.append(jobs.promote(progress=slow_progress)))
     first.start()
     assert started.wait(10)
     with pytest.raises(JobAlreadyRunningError):
-        Jobs(memory).promote()
+        Jobs(RuntimeJobWork(memory)).promote()
     release.set()
     first.join(10)
     assert results[0].report.promoted == 20
@@ -159,11 +160,11 @@ def test_erasure_of_one_user_among_a_thousand_converges_after_a_failure(memory: 
     flaky = FailingOnce(memory.vectors)
     rt = dataclasses.replace(memory, vectors=flaky)
     with pytest.raises(VectorStoreError):
-        Jobs(rt).erase_user("gone")
-    receipt = Jobs(rt).erase_user("gone").as_json()
+        Jobs(RuntimeJobWork(rt)).erase_user("gone")
+    receipt = Jobs(RuntimeJobWork(rt)).erase_user("gone").as_json()
     assert receipt["remaining"] == {"qdrant_points": 0, "rows": 0}
     assert receipt["deleted"]["collections"] == 1 and receipt["deleted"]["rows"]["users"] == 1
-    again = Jobs(rt).erase_user("gone").as_json()
+    again = Jobs(RuntimeJobWork(rt)).erase_user("gone").as_json()
     assert again["deleted"]["qdrant_points"] == 0 and again["deleted"]["rows"]["corrections"] == 0
     assert memory.vectors.count(CORRECTIONS_COLLECTION) == 1000
     assert memory.vectors.list_collections() == [CORRECTIONS_COLLECTION, "transcript--kept-t1"]
@@ -174,10 +175,10 @@ def test_erasure_of_one_user_among_a_thousand_converges_after_a_failure(memory: 
 
 def test_erasure_withdraws_a_global_entry_that_loses_its_support(memory: Runtime) -> None:
     bulk_corrections(memory, [{"user_id": u, "final": "Shared Corp", "frequency": 5} for u in ("a", "b", "c")])
-    Jobs(memory).promote()
+    Jobs(RuntimeJobWork(memory)).promote()
     with memory.db.session() as s:
         assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 1
-    Jobs(memory).erase_user("c")
+    Jobs(RuntimeJobWork(memory)).erase_user("c")
     with memory.db.session() as s:
         assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0
         assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "user")) == 2
@@ -196,7 +197,7 @@ def test_reconciliation_repairs_the_index_from_postgresql(memory: Runtime) -> No
         VectorPoint(old, vec, {"user_id": "u", "created_at": int((now - timedelta(hours=2)).timestamp())}),
         VectorPoint(young, vec, {"user_id": "u", "created_at": int(now.timestamp())}),
     ])  # fmt: skip
-    report = Jobs(memory).reconcile().report
+    report = Jobs(RuntimeJobWork(memory)).reconcile().report
     assert (report.orphans_deleted, report.orphans_too_young, report.restored, report.drift_repaired) == (1, 1, 1, 1)
     ids = {p.id for p in memory.vectors.scroll(CORRECTIONS_COLLECTION, limit=100)[0]}
     assert ids == {a.point_id, b.point_id, young}
@@ -242,14 +243,14 @@ def test_scheduler_plans_both_jobs_and_a_held_lock_makes_a_replica_skip(memory: 
 def test_a_global_entry_needs_users_of_two_tenants_once_tenants_exist(memory: Runtime) -> None:
     rt = retuned(memory, namesake_api_keys=["root", "k:tenant-acme", "j:tenant-beta"])
     bulk_corrections(rt, [{"user_id": f"acme~{u}", "final": "Shared Corp", "frequency": 5} for u in "abcd"])
-    Jobs(rt).promote()  # four users, one tenant: acme's words stay acme's
+    Jobs(RuntimeJobWork(rt)).promote()  # four users, one tenant: acme's words stay acme's
     with rt.db.session() as s:
         assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0
     bulk_corrections(rt, [{"user_id": "beta~e", "final": "Shared Corp", "frequency": 5}])
-    Jobs(rt).promote()
+    Jobs(RuntimeJobWork(rt)).promote()
     with rt.db.session() as s:
         assert s.scalar(select(CanonicalVocabulary.support_users).where(CanonicalVocabulary.scope == "global")) == 5
-    Jobs(rt).erase_user("beta~e")  # the second tenant leaves: the global goes with it
+    Jobs(RuntimeJobWork(rt)).erase_user("beta~e")  # the second tenant leaves: the global goes with it
     with rt.db.session() as s:
         assert s.scalar(select(func.count()).where(CanonicalVocabulary.scope == "global")) == 0
 
@@ -295,7 +296,7 @@ def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(mem
     rows += [{"user_id": f"g{u}", "final": "Globex", "original_norm": "globexx", "frequency": 5} for u in range(3)]
     rows += [{"user_id": f"h{u}", "final": "Initech", "original_norm": "initechx", "frequency": 3} for u in range(3)]
     bulk_corrections(memory, rows)
-    assert Jobs(memory).promote().report.promoted == 9
+    assert Jobs(RuntimeJobWork(memory)).promote().report.promoted == 9
     rt = retuned(memory, reliability_promoted_max_per_user=2, reliability_promoted_max_global=1)
     service = analysis_service(rt)
     text = "we met Zorblux, Quillonn and Vantrex, then Globexx and Initek"
@@ -310,13 +311,13 @@ def test_promoted_values_reach_the_analysis_bounded_and_most_supported_first(mem
 def test_delete_after_promotion_removes_the_promoted_points_and_keeps_the_rows(memory: Runtime) -> None:
     made = bulk_corrections(memory, [{"user_id": "pat", "final": "Zorblax", "frequency": 5}])
     rt = retuned(memory, reliability_corrections_memory_delete_after_promo=True)
-    assert Jobs(rt).promote().report.promoted == 1
+    assert Jobs(RuntimeJobWork(rt)).promote().report.promoted == 1
     assert memory.vectors.retrieve(CORRECTIONS_COLLECTION, [made[0].qdrant_point_id]) == []
     with memory.db.session() as s:
         row = s.get(CorrectionMirror, made[0].id)
         assert row is not None and row.promoted_to_canonical
     kept = bulk_corrections(memory, [{"user_id": "pat", "final": "Quillon", "original_norm": "q", "frequency": 5}])
-    Jobs(memory).promote()  # the default keeps the point, marked promoted
+    Jobs(RuntimeJobWork(memory)).promote()  # the default keeps the point, marked promoted
     [point] = memory.vectors.retrieve(CORRECTIONS_COLLECTION, [kept[-1].qdrant_point_id])
     assert point.payload["promoted_to_canonical"] in (1, True)
 
@@ -344,7 +345,7 @@ def test_reconciliation_drops_collections_no_transcript_owns(memory: Runtime) ->
     for stray in ("gone", "acme~gone"):  # a collection whose row is gone (a crash between the two)
         memory.vectors.ensure_collection(collection_for(stray, memory.settings), DIM)
     memory.vectors.ensure_collection("legacy-name", DIM)  # not a transcript collection's name: left alone
-    report = Jobs(memory).reconcile().report
+    report = Jobs(RuntimeJobWork(memory)).reconcile().report
     assert report.orphan_collections_dropped == 2
     left = set(memory.vectors.list_collections())
     assert {collection_for(t, memory.settings) for t in ("kept", "acme~kept")} <= left and "legacy-name" in left

@@ -12,7 +12,7 @@ from namesake.adapters.runtime import Runtime
 from namesake.analysis.inputs import TranscriptIn
 from namesake.app.services import build_services
 from namesake.core.errors import NotFoundError
-from namesake.jobs import Jobs
+from namesake.jobs import Jobs, RuntimeJobWork
 from namesake.transcripts.canonical_index import collection_for
 from namesake.transcripts.retention import delete_transcript, expire_transcripts
 from tests.conftest import retuned
@@ -50,7 +50,7 @@ def test_retention_expires_only_transcripts_older_than_the_setting(runtime: Runt
         )
     assert expire_transcripts(runtime.db, runtime.vectors, runtime.settings) == {"expired": 0}  # unset: keep all
     rt = retuned(runtime, transcript_retention_days=30)
-    assert Jobs(rt).expire_transcripts().counts() == {"expired": 1}
+    assert Jobs(RuntimeJobWork(rt)).expire_transcripts().counts() == {"expired": 1}
     with runtime.db.session() as s:
         assert list(s.scalars(select(Transcript.id))) == ["new"]
     assert not runtime.vectors.collection_exists(collection_for("old", runtime.settings))

@@ -14,9 +14,10 @@ from namesake.corrections_memory import (
     CorrectionsMemoryReader,
     CorrectionsMemoryService,
     CorrectionsMemoryWriter,
+    SqlMemoryRecords,
     promoted_vocabulary,
 )
-from namesake.jobs import Jobs
+from namesake.jobs import Jobs, RuntimeJobWork
 from namesake.review import ReviewQueue, ReviewService, SqlReviewUnitOfWork
 from namesake.transcripts import CanonicalListReader, TranscriptStore, delete_transcript
 
@@ -66,8 +67,8 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
             partial(delete_transcript, rt.db, rt.vectors, s),
             partial(list_values, lists),
         ),
-        CorrectionsMemoryService(rt.db, rt.vectors, s, lists),
-        Jobs(rt, on_promoted=m.promotions.inc, on_alert=lambda _n: m.promotion_alerts.inc()),
+        CorrectionsMemoryService(SqlMemoryRecords(rt.db, rt.vectors, lists, s.erasure_grace_seconds)),
+        Jobs(RuntimeJobWork(rt), on_promoted=m.promotions.inc, on_alert=lambda _n: m.promotion_alerts.inc()),
         writer,
         m,
         Admission(s.analysis_queue_limit),

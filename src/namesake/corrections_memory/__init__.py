@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
     from namesake.corrections_memory.cleanup import CorrectionsMemoryCleanup, ErasureReceipt
     from namesake.corrections_memory.forget import ForgetReceipt, forget_correction
+    from namesake.corrections_memory.ports import MemoryRecords, Taught
     from namesake.corrections_memory.promotion import (
         CorrectionsMemoryPromotion,
         promoted_vocabulary,
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     )
     from namesake.corrections_memory.reader import CorrectionsMemoryReader
     from namesake.corrections_memory.reconcile import CorrectionsMemoryReconciler
+    from namesake.corrections_memory.records import SqlMemoryRecords
     from namesake.corrections_memory.refusals import Refusal, forget_refusal, list_refusals, refused_pairs_in
     from namesake.corrections_memory.repository import (
         CorrectionState,
@@ -44,9 +46,12 @@ __all__ = [
     "CorrectionsMemoryWriter",
     "ErasureReceipt",
     "ForgetReceipt",
+    "MemoryRecords",
     "MemoryUnit",
     "PreparedCorrection",
     "Refusal",
+    "SqlMemoryRecords",
+    "Taught",
     "UnteachOutcome",
     "active_corrections",
     "active_corrections_in",
