@@ -11,13 +11,13 @@ import copy
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from namesake.core.errors import ConflictError, NotFoundError
 from namesake.core.text import normalise
 from namesake.corrections_memory.unteach import UnteachOutcome
-from namesake.corrections_memory.writer import CorrectionInput, PreparedCorrection, validate_correction
+from namesake.corrections_memory.writer import CorrectionInput, validate_correction
 from namesake.domain.types import CandidateSource, Suggestion, SuggestionStatus
 from namesake.transcripts.decisions import PairReach
 from namesake.transcripts.store import TranscriptView
@@ -224,13 +224,13 @@ class FakeMemory:
         self.state, self.fail_next = state, fail_next
         self.locked: list[str] = []
 
-    def lock(self, prepared: PreparedCorrection) -> None:
+    def lock(self, prepared: CorrectionInput) -> None:
         self.locked.append(prepared.original_norm)
 
-    def record(self, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None) -> str:
+    def record(self, prepared: CorrectionInput, *, source_suggestion_id: str | None = None) -> str:
         if self.fail_next:
             raise self.fail_next.pop()
-        c = prepared.correction
+        c = prepared
         source = source_suggestion_id or c.source_suggestion_id or ""
         for t in self.state.memory:
             if t.user_id == c.user_id and normalise(t.original) == prepared.original_norm:
@@ -273,9 +273,9 @@ class FakeReviewUnitOfWork:
         self.fail_next: list[Exception] = []
         self.units = 0
 
-    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+    def prepare(self, correction: CorrectionInput) -> CorrectionInput:
         c = validate_correction(correction, self.max_final_chars)
-        return PreparedCorrection(c, normalise(c.original), normalise(c.final), [0.0])
+        return replace(c, vector=(0.0,))
 
     @contextmanager
     def begin(self) -> Iterator[FakeUnit]:

@@ -294,6 +294,7 @@ RETIRED = {
     "Services.corrections": (),
     "Services.vocabulary": (),
     "jobs.tasks.promote": (),
+    "PreparedCorrection": (),
     "reliability_corrections_quarantine": (),
     "reliability/candidates.py": (),
     "reliability.candidates": (),

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
         CorrectionInput,
         CorrectionsMemoryWriter,
         MemoryUnit,
-        PreparedCorrection,
     )
 
 __all__ = [
@@ -48,7 +47,6 @@ __all__ = [
     "ForgetReceipt",
     "MemoryRecords",
     "MemoryUnit",
-    "PreparedCorrection",
     "Refusal",
     "SqlMemoryRecords",
     "Taught",

@@ -50,6 +50,17 @@ class CorrectionInput:
     end_char: int | None = None
     context: str | None = None  # the words around the span, when the caller kept them (a decided suggestion)
     scope: MemoryScope = MemoryScope.USER  # where it applies next (corrections_memory/scope.py)
+    vector: tuple[float, ...] = ()  # its original embedded: set by `CorrectionsMemoryWriter.prepare`, before a unit
+
+    @property
+    def original_norm(self) -> str:
+        """The words heard as the memory keys them."""
+        return normalise(self.original)
+
+    @property
+    def final_norm(self) -> str:
+        """The final as the memory compares it."""
+        return normalise(self.final)
 
 
 @dataclass(frozen=True)
@@ -60,16 +71,6 @@ class WriteResult:
     correction_id: int
     point_id: uuid.UUID
     frequency: int
-
-
-@dataclass(frozen=True)
-class PreparedCorrection:
-    """A checked correction, its normalised forms and its vector: made before the transaction opens."""
-
-    correction: CorrectionInput
-    original_norm: str
-    final_norm: str
-    vector: list[float]
 
 
 @dataclass
@@ -165,11 +166,10 @@ class CorrectionsMemoryWriter:
         with self.unit() as work:
             return self.record_in(work, prepared)
 
-    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+    def prepare(self, correction: CorrectionInput) -> CorrectionInput:
         """Check the correction and embed its original: done before the transaction opens."""
         c = validate_correction(correction, self.settings.reliability_corrections_memory_final_text_max_len)
-        vector = self.embedder.embed([c.original])[0].tolist()
-        return PreparedCorrection(c, normalise(c.original), normalise(c.final), vector)
+        return replace(c, vector=tuple(self.embedder.embed([c.original])[0].tolist()))
 
     @contextmanager
     def unit(self) -> Iterator[MemoryUnit]:
@@ -187,46 +187,46 @@ class CorrectionsMemoryWriter:
                 self._compensate(step)
             raise
 
-    def lock(self, work: MemoryUnit, prepared: PreparedCorrection) -> None:
+    def lock(self, work: MemoryUnit, c: CorrectionInput) -> None:
         """Register the user and take the (user, type, original) lock: one writer at a time per correction."""
-        c = prepared.correction
         claim_user(work.session, c.user_id, self.settings.erasure_grace_seconds)
         work.session.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-            {"k": correction_lock_key(c.user_id, c.entity_type, prepared.original_norm)},
+            {"k": correction_lock_key(c.user_id, c.entity_type, c.original_norm)},
         )
 
     def record_in(
-        self, work: MemoryUnit, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None
+        self, work: MemoryUnit, prepared: CorrectionInput, *, source_suggestion_id: str | None = None
     ) -> WriteResult:
         """Record the correction in the caller's unit of work (its lock taken here unless already held).
 
         `source_suggestion_id` names the row that taught it when the caller wrote it in this unit (a manual
         fix's suggestion: a repeat finds the same row, so the write is a replay).
         """
+        if not prepared.vector:
+            raise ValueError("a correction is prepared (checked and embedded) before its unit opens")
         self.lock(work, prepared)  # advisory transaction locks are re-entrant
         if source_suggestion_id is not None:
-            taught_by = replace(prepared.correction, source_suggestion_id=source_suggestion_id)
-            prepared = replace(prepared, correction=taught_by)
+            prepared = replace(prepared, source_suggestion_id=source_suggestion_id)
         return self._record_locked(work, prepared)
 
-    def _record_locked(self, work: MemoryUnit, prepared: PreparedCorrection) -> WriteResult:
-        session, c = work.session, prepared.correction
+    def _record_locked(self, work: MemoryUnit, c: CorrectionInput) -> WriteResult:
+        session = work.session
         active = session.scalar(
             select(CorrectionMirror)
             .where(
                 CorrectionMirror.user_id == c.user_id,
                 CorrectionMirror.entity_type == c.entity_type,
-                CorrectionMirror.original_norm == prepared.original_norm,
+                CorrectionMirror.original_norm == c.original_norm,
                 CorrectionMirror.status == CorrectionStatus.ACTIVE,
             )
             .with_for_update()
         )
         decision = consolidate(
             suggestion_id=c.source_suggestion_id,
-            final_norm=prepared.final_norm,
+            final_norm=c.final_norm,
             same_original=None if active is None else self._existing(session, active, c),
-            semantic=None if active is not None else self._semantic_top1(session, c, prepared.vector),
+            semantic=None if active is not None else self._semantic_top1(session, c),
             dedupe_threshold=self.settings.reliability_corrections_memory_dedupe_threshold,
         )
         if decision.outcome is WriteOutcome.REPLAY and active is not None:
@@ -236,7 +236,7 @@ class CorrectionsMemoryWriter:
             if reinforced is not None:
                 return reinforced
             decision = Consolidation(WriteOutcome.NEW)  # its twin was forgotten meanwhile: this one is new
-        return self._insert(work, prepared, superseded=active, decision=decision)
+        return self._insert(work, c, superseded=active, decision=decision)
 
     @staticmethod
     def _existing(session: Session, active: CorrectionMirror, c: CorrectionInput) -> Existing:
@@ -251,9 +251,9 @@ class CorrectionsMemoryWriter:
         return Existing(active.id, active.final_norm, tuple(active.source_suggestion_ids), same_scope,
                         in_conflict(active), other)  # fmt: skip
 
-    def _semantic_top1(self, session: Session, c: CorrectionInput, vector: list[float]) -> SemanticHit | None:
+    def _semantic_top1(self, session: Session, c: CorrectionInput) -> SemanticHit | None:
         flt = memory_filter(c.user_id, entity_type=c.entity_type, embedding_model=self.embedder.name)
-        hits = self.store.query(CORRECTIONS_COLLECTION, vector, limit=1, flt=flt)
+        hits = self.store.query(CORRECTIONS_COLLECTION, list(c.vector), limit=1, flt=flt)
         if not hits:
             return None
         row_id = session.scalar(
@@ -287,11 +287,10 @@ class CorrectionsMemoryWriter:
         return WriteResult(WriteOutcome.REINFORCED, row.id, row.qdrant_point_id, row.frequency)
 
     def _insert(
-        self, work: MemoryUnit, prepared: PreparedCorrection, *, superseded: CorrectionMirror | None,
-        decision: Consolidation,
-    ) -> WriteResult:  # fmt: skip
-        session, undo, c, vector = work.session, work.undo, prepared.correction, prepared.vector
-        original_norm, final_norm = prepared.original_norm, prepared.final_norm
+        self, work: MemoryUnit, c: CorrectionInput, *, superseded: CorrectionMirror | None, decision: Consolidation
+    ) -> WriteResult:
+        session, undo, vector = work.session, work.undo, list(c.vector)
+        original_norm, final_norm = c.original_norm, c.final_norm
         s = self.settings
         now = self.clock()
         quarantine_until = self.applies_until()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from namesake.corrections_memory import CorrectionInput, PreparedCorrection, UnteachOutcome
+from namesake.corrections_memory import CorrectionInput, UnteachOutcome
 from namesake.domain import Suggestion, SuggestionStatus
 from namesake.transcripts import ManualFix, PairReach, StoredSuggestion, Undone
 
@@ -93,11 +93,11 @@ class ReviewLog(Protocol):
 class ReviewMemory(Protocol):
     """The corrections memory inside the unit's transaction."""
 
-    def lock(self, prepared: PreparedCorrection) -> None:
+    def lock(self, prepared: CorrectionInput) -> None:
         """Claim the user and hold the correction's lock."""
         ...
 
-    def record(self, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None) -> str:
+    def record(self, prepared: CorrectionInput, *, source_suggestion_id: str | None = None) -> str:
         """Record the correction; what the write did (new, reinforced, superseded, replay)."""
         ...
 
@@ -130,7 +130,7 @@ class ReviewUnitOfWork(Protocol):
 
     max_final_chars: int
 
-    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+    def prepare(self, correction: CorrectionInput) -> CorrectionInput:
         """The correction checked and embedded, outside any transaction."""
         ...
 

@@ -144,7 +144,7 @@ class ReviewService:
         # the decisions and the one correction they teach commit together, or nothing does
         with self.uow.begin() as unit:
             memory = unit.memory.record(prepared)
-            taught_type = prepared.correction.entity_type
+            taught_type = prepared.entity_type
             for x in todo:
                 done[x.id] = unit.rows.decide(x, status=status, final=new_final, on_race=judge_race,
                                               taught_with=todo[0].id, entity_type=taught_type)  # fmt: skip

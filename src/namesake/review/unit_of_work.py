@@ -14,7 +14,6 @@ from namesake.corrections_memory import (
     CorrectionInput,
     CorrectionsMemoryWriter,
     MemoryUnit,
-    PreparedCorrection,
     UnteachOutcome,
     unteach_in,
 )
@@ -28,11 +27,11 @@ class SqlReviewMemory:
     writer: CorrectionsMemoryWriter
     work: MemoryUnit
 
-    def lock(self, prepared: PreparedCorrection) -> None:
+    def lock(self, prepared: CorrectionInput) -> None:
         """The correction's lock, held to the end of the unit."""
         self.writer.lock(self.work, prepared)
 
-    def record(self, prepared: PreparedCorrection, *, source_suggestion_id: str | None = None) -> str:
+    def record(self, prepared: CorrectionInput, *, source_suggestion_id: str | None = None) -> str:
         """The correction recorded in the unit."""
         return self.writer.record_in(self.work, prepared, source_suggestion_id=source_suggestion_id).outcome.value
 
@@ -58,7 +57,7 @@ class SqlReviewUnitOfWork:
         # one limit for what a reviewer writes and what the memory keeps: nothing is cut silently
         self.max_final_chars = writer.settings.reliability_corrections_memory_final_text_max_len
 
-    def prepare(self, correction: CorrectionInput) -> PreparedCorrection:
+    def prepare(self, correction: CorrectionInput) -> CorrectionInput:
         """Checked and embedded before the unit opens."""
         return self.writer.prepare(correction)
 
