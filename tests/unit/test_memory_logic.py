@@ -16,7 +16,9 @@ from namesake.corrections_memory.consolidation import Existing, SemanticHit, Wri
 from namesake.corrections_memory.scope import default_scope, in_scope, listed_values, memory_filter, split_by_scope
 from namesake.domain.types import (
     Candidate,
+    CandidateSource,
     CanonicalDictionary,
+    Disposition,
     MemoryScope,
     RememberedCorrection,
     ReviewAction,
@@ -24,16 +26,22 @@ from namesake.domain.types import (
     TaughtMatch,
 )
 from namesake.reliability.memory_policy import (
+    CONFIRMED_FLOOR,
     BoostParams,
     boost_for,
+    confirm_names,
+    confirmed_here,
     is_one_off,
     may_apply_away,
     may_inherit,
+    memory_bounds,
     policy_features,
+    read_wider,
     taught_here,
     with_teaching,
 )
 from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.score import resolve_overlaps
 from namesake.reliability.windows import function_words
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)
@@ -250,3 +258,43 @@ def test_teaching_is_evidence_within_three_bounds(
     assert taught_here(c) is applies
     lifted = with_teaching(c, 0.1)
     assert (lifted > 0.5) is applies and lifted >= 0.1  # where it applies, teaching lifts it past the auto bar
+
+
+def _reading(original: str, final: str, start: int = 0, gain: float | None = None) -> Candidate:
+    c = Candidate("1", start, start + len(original), original, final, "ORG", CandidateSource.LISTS)
+    if gain is not None:
+        c.signals["lm_gain"] = gain
+    return c
+
+
+def test_a_name_the_user_fixed_other_words_to_is_confirmed_for_the_lists_readings_of_it() -> None:
+    taught = [RememberedCorrection("covert", "COVID", "ORG"), RememberedCorrection("x", "Pasted " * 20, "ORG"),
+              RememberedCorrection("done", "Don", "PERSON", conflict=True)]  # fmt: skip
+    kovar, again, don = _reading("Kovar", "COVID"), _reading("covert", "COVID"), _reading("dawn", "Don")
+    confirm_names([kovar, again, don], taught)
+    assert kovar.name_confirmed and kovar.audit()["name_confirmed"] == 1.0
+    assert not again.name_confirmed  # the very words taught: the memory's own rules decide
+    assert not don.name_confirmed  # one of two finals taught for the same words: nothing is confirmed
+    assert confirmed_here(kovar, CONFIRMED_FLOOR) and not confirmed_here(kovar, CONFIRMED_FLOOR - 0.01)
+
+
+def test_a_confirmed_name_applies_by_itself_from_the_floor_but_never_where_a_reviewer_decides() -> None:
+    c = _reading("Kovar", "COVID")
+    c.name_confirmed = True
+    assert memory_bounds(c, 0.35, Disposition.PENDING, 0.66) is Disposition.AUTO_APPLIED
+    assert memory_bounds(c, 0.2, Disposition.PENDING, 0.66) is Disposition.PENDING
+    c.contested = True
+    assert memory_bounds(c, 0.35, Disposition.PENDING, 0.66) is Disposition.PENDING
+    c.contested, c.extends_right_entity = False, True
+    assert c.capped(memory_bounds(c, 0.35, Disposition.PENDING, 0.66)) is Disposition.PENDING
+
+
+def test_a_reading_the_sentence_says_is_wider_wins_over_a_taught_fix_inside_it() -> None:
+    taught = _reading("cove", "COVID", gain=-7.4)
+    taught.source, taught.taught = CandidateSource.MEMORY, TaughtMatch(1.0, 1.0, 3.6, 0.0)
+    wider, narrow_gain = _reading("cove. It", "COVID", gain=16.1), _reading("cove. It", "COVID", gain=-4.0)
+    for c in (taught, wider, narrow_gain):
+        c.disposition = Disposition.AUTO_APPLIED
+    assert read_wider([taught, wider, narrow_gain]) == {id(wider)}  # 2.4 nats better is not enough
+    assert [c.original for c in resolve_overlaps([taught, wider])] == ["cove. It"]
+    assert [c.original for c in resolve_overlaps([taught, narrow_gain])] == ["cove"]

@@ -340,6 +340,7 @@ class Candidate:
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     refused_as_often: bool = False  # contested, and refused at least as often as made: a reviewer decides
+    name_confirmed: bool = False  # the user fixed other words to this final: the name is theirs (memory_policy)
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     rewrites_canonical: bool = False  # a taught fix of a spelling the list says is right: a reviewer decides
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
@@ -364,6 +365,7 @@ class Candidate:
             "extends_right_entity": self.extends_right_entity,
             "rewrites_canonical": self.rewrites_canonical,
             "refused_as_often": self.refused_as_often,
+            "name_confirmed": self.name_confirmed,
         }
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}
 

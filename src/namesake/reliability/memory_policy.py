@@ -172,6 +172,27 @@ def apply_refusals(
     return kept
 
 
+# A list reading of a name the user fixed other words to before ("covert" → COVID taught, "Kovar" → COVID here) applies
+# by itself from this confidence: the user said the name is theirs, so what the list alone would queue is likelier
+# right. Chosen on the held-out loop's review sessions, fold by fold (bench/fit/memory_bounds.py).
+CONFIRMED_FLOOR = 0.3
+
+
+def confirm_names(cands: list[Candidate], remembered: list[RememberedCorrection]) -> None:
+    """Mark the list's readings whose final the user taught for other words (not a paste, not one of two finals
+    taught for the same words): `name_confirmed`."""
+    finals = {compact(m.final) for m in remembered if not m.conflict and not is_one_off(m.final)}
+    originals = {compact(m.original) for m in remembered}
+    for c in cands:
+        if c.source == CandidateSource.LISTS and compact(c.final) in finals and compact(c.original) not in originals:
+            c.name_confirmed = True
+
+
+def confirmed_here(c: Candidate, evidence: float) -> bool:
+    """A list reading of a name the user confirmed, sure enough on its own signals to apply by itself."""
+    return c.name_confirmed and c.taught is None and not c.contested and evidence >= CONFIRMED_FLOOR
+
+
 def bonus_of(c: Candidate) -> float:
     """The reader's bonus, unless the pair is contested or its words were taught two finals (then the memory says
     nothing either way)."""
@@ -254,6 +275,30 @@ def taught_here(c: Candidate) -> bool:
     return not by_hand and gain is not None and gain >= FOR_GAIN
 
 
+# A reading over a wider span that the language model reads this much likelier (nats) than a taught fix inside it
+# wins the span among equal decisions: the sentence says the name is longer here ("cove. It" → COVID around taught
+# "cove" → COVID; "E THEO" → ECO around taught "THEO" → CEO).
+WIDER_READ_GAIN = 5.0
+
+
+def read_wider(candidates: list[Candidate]) -> set[int]:
+    """The ids of the readings that win their span over a fix the user taught inside it (WIDER_READ_GAIN)."""
+    wins: set[int] = set()
+    for t in candidates:
+        if not taught(t) or "lm_gain" not in t.signals:
+            continue
+        for c in candidates:
+            inside = c.start_char <= t.start_char and t.end_char <= c.end_char and (c.end_char - c.start_char) > (
+                t.end_char - t.start_char)  # fmt: skip
+            if (
+                c is not t and c.segment_id == t.segment_id and inside and c.taught is None
+                and c.disposition is t.disposition
+                and c.signals.get("lm_gain", -math.inf) >= t.signals["lm_gain"] + WIDER_READ_GAIN
+            ):  # fmt: skip
+                wins.add(id(c))
+    return wins
+
+
 def completes_right_entity(c: Candidate) -> bool:
     """A fix the user taught that completes a right entity inside its span ("covid nineteen" → COVID-19 around
     "covid"): they said what the whole span is, so the cap on rewrites around a right entity does not hold it back
@@ -322,7 +367,7 @@ def _policy(
         if not c.taught.one_off and learned.applies(c, evidence):
             return Disposition.AUTO_APPLIED
         return Disposition.PENDING
-    if taught_here(c):
+    if taught_here(c) or confirmed_here(c, evidence):
         return Disposition.AUTO_APPLIED
     if c.taught is not None and c.taught.similarity > 0 and disposition is Disposition.DROPPED:
         return Disposition.PENDING

@@ -22,7 +22,7 @@ from namesake.reliability.ask_llm import is_uncertain, run_llm_stage
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import apply_refusals
+from namesake.reliability.memory_policy import apply_refusals, confirm_names
 from namesake.reliability.pieces import merged_pieces
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context
@@ -134,6 +134,7 @@ def candidate_signals(
     stats.gate_hits = gate.gated
     cands = apply_refusals(gate.passed, inputs.refused, inputs.remembered)
     stats.refused_by_user = len(gate.passed) - len(cands)
+    confirm_names(cands, inputs.remembered)
 
     def signals() -> None:
         for i, c in enumerate(cands):

@@ -36,6 +36,7 @@ from namesake.reliability.memory_policy import (
     bonus_of,
     completes_right_entity,
     memory_bounds,
+    read_wider,
     taught,
     with_teaching,
 )
@@ -295,17 +296,19 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
 def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
-    The strongest decision first; among equals what the user taught (they said what this span means), or a name
-    said as the list says it around a reading of it, then confidence, then the longer span, then the earlier. A
+    The strongest decision first; among equals a reading the language model reads far likelier than a taught fix
+    inside it (`read_wider`), then what the user taught (they said what this span means), or a name said as the list
+    says it around a reading of it, then confidence, then the longer span, then the earlier. A
     fix the user taught takes its span from the readings inside it, with the strongest decision among them
     (`covers_reading`).
     """
     _taught_over_readings(candidates)
-    said = _said_as_listed(candidates)
+    said, wider = _said_as_listed(candidates), read_wider(candidates)
     ordered = sorted(
         candidates,
         key=lambda c: (
             -DISPOSITION_RANK[c.disposition],
+            id(c) not in wider,
             not (taught(c) or id(c) in said),
             -c.confidence,
             -(c.end_char - c.start_char),

@@ -9,6 +9,7 @@ REASONS: dict[str, str] = {
     "edge_form": "the rest of a name fixed beside it, as the name list writes it",
     "pieces": "one name heard in pieces, fixed whole",
     "remembered": "you fixed this before",
+    "name_confirmed": "you fixed other words to this name before",
     "rewrites_canonical": "though the name list spells it as heard",
     "refused_as_often": "though you refused it as often as you made it",
     GAIN: "reads better in its sentence",
