@@ -1,7 +1,8 @@
-"""The memory rules' three bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
+"""The memory rules' four bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
 
 Rows: every second-half suggestion of `bench.measure.loop_check_folds --keep DIR` that carries a fix the user taught
-exactly (`remembered` = 1, not contested), labelled by the yardstick's harm rule (applied alone it fixes an entity or
+exactly (`remembered` = 1, not contested), or a list reading of a name the user fixed other words to
+(`name_confirmed`, for `CONFIRMED_FLOOR`), labelled by the yardstick's harm rule (applied alone it fixes an entity or
 brings the words nearer, breaking nothing: right; it breaks an entity or adds word errors: harmful). The labels do
 not depend on what the rules decided, so one run's rows weigh any bounds.
 
@@ -33,7 +34,8 @@ Row = dict[str, Any]
 
 
 def rows_of(keep: Path) -> list[Row]:
-    """Every exactly-taught suggestion of a kept loop run, with its fold, what the rules read, and its label."""
+    """Every exactly-taught or confirmed suggestion of a kept loop run, with its fold, what the rules read, and its
+    label."""
     out: list[Row] = []
     for d in sorted(keep.glob("fold-*-tmp/loopcheck-*")):
         fold = int(d.parent.name.split("-")[1])
@@ -43,11 +45,15 @@ def rows_of(keep: Path) -> list[Row]:
             segs = {s["id"]: s for s in halves[p["transcript_id"]]["segments"]}
             for s in p["suggestions"]:
                 sig = s["signals"]
-                if sig.get("remembered") != 1.0 or sig.get("contested"):
+                if sig.get("contested"):
+                    continue
+                kind = "taught" if sig.get("remembered") == 1.0 else "confirmed" if sig.get("name_confirmed") else None
+                if kind is None:
                     continue
                 fixed, broken, closer = judge(segs[str(s["segment_id"])], s)
                 out.append({
-                    "fold": fold, "right": broken == 0 and closer <= 0 and (fixed > 0 or closer < 0),
+                    "fold": fold, "kind": kind, "confidence": s["confidence"],
+                    "right": broken == 0 and closer <= 0 and (fixed > 0 or closer < 0),
                     "harm": broken > 0 or closer > 0, "gain": sig.get("lm_gain"),
                     "times": sig.get("remembered_frequency", 1.0), "by_hand": bool(sig.get("remembered_manual")),
                     "everyday": sig.get("remembered_everyday", 0.0), "one_word": len(s["original"].split()) == 1,
@@ -63,7 +69,8 @@ def worth(rows: list[Row]) -> float:
 
 def everyday(r: Row) -> bool:
     """An everyday original, or a change of case alone, taught where the words around were not alike."""
-    return (r["everyday"] >= policy.EVERYDAY or r["case_only"]) and r["context"] < policy.SAME_CONTEXT
+    return r["kind"] == "taught" and (r["everyday"] >= policy.EVERYDAY or r["case_only"]) and (
+        r["context"] < policy.SAME_CONTEXT)  # fmt: skip
 
 
 # Each bound: the rows it governs, whether a row applies at a value, the grid, the shipped value.
@@ -85,6 +92,11 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
         lambda r, v: r["gain"] >= v,
         [float(v) for v in range(-8, 5)], policy.FOR_GAIN,
     ),
+    "CONFIRMED_FLOOR": (
+        lambda r: r["kind"] == "confirmed",
+        lambda r, v: r["confidence"] >= v,
+        [float(v) for v in np.arange(0.15, 0.661, 0.05)], policy.CONFIRMED_FLOOR,
+    ),
 }  # fmt: skip
 
 
@@ -101,7 +113,7 @@ def main() -> None:
     a = ap.parse_args()
     rows = [r for keep in a.keep for r in rows_of(keep)]
     folds = sorted({r["fold"] for r in rows})
-    print(f"{len(rows)} taught suggestions in {len(folds)} folds\n")
+    print(f"{len(rows)} taught or confirmed suggestions in {len(folds)} folds\n")
     heads = " | ".join(f"without fold {k}" for k in folds)
     print(f"| bound | shipped | chosen on all | {heads} | held out: right / harmful applied |")
     print("|---|---|---|" + "---|" * len(folds) + "---|")

@@ -401,6 +401,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     memo = [
         RememberedCorrection("Kobe 19", "COVID-19", "KEYWORD"),  # the spotter reads "Kobe" → COVID-19 on its own
         RememberedCorrection("Colombia", "Columbia", "ORG", context="shares of Colombia Sportswear rose in Portland"),
+        RememberedCorrection("crystal", "Christelle", "PERSON", frequency=2),
         RememberedCorrection("great", "Greg", "PERSON", frequency=2),
         RememberedCorrection("done", "Don", "PERSON"),
         RememberedCorrection("us", "US", "LOCATION", frequency=3),
@@ -415,6 +416,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
         Segment("6", "our plants in colombia grew"),  # the list's own form fix keeps its span
         Segment("7", "thanks done and over to you"),
         Segment("8", "they told us that on the call"),
+        Segment("9", "thanks crystal for the question"),
     ]
     kept, _ = run_stages(PipelineInputs(segs, d, remembered=memo), Settings())
     by = {(c.segment_id, c.original): (c.final, c.disposition) for c in kept}
@@ -424,7 +426,8 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     assert ("3", "Colombia") in {(c.segment_id, c.original) for c in kept if c.rewrites_canonical}
     assert by[("6", "colombia")] == ("Colombia", Disposition.AUTO_APPLIED)
     # teaching is evidence: an everyday word taught twice applies (unless the language model rules it out, unread here)
-    assert by[("4", "great")] == ("Greg", Disposition.AUTO_APPLIED)
+    assert by[("9", "crystal")] == ("Christelle", Disposition.AUTO_APPLIED)
+    assert by[("4", "great")] == ("Greg", Disposition.PENDING)  # nearly as common as a function word (Zipf 5.9)
     assert by[("7", "done")] == ("Don", Disposition.PENDING)  # taught once, and nothing read it as right here
     assert by[("8", "us")] == ("US", Disposition.PENDING)  # as common as a function word: only where it was taught
     assert by[("5", "90")] == ("ING", Disposition.PENDING)  # a number is never a name on its own

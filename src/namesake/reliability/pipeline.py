@@ -230,6 +230,7 @@ def run_stages(
         stats.llm = asdict(llm_stats)
         score_candidates(cands, weights)
 
+    cands = resolve_overlaps(cands)  # a list reading held beside a taught fix: now both are read, one keeps the span
     kept = [c for c in cands if c.disposition is not Disposition.DROPPED and changes_text(c.original, c.final)]
     texts = {s.id: s.text for s in inputs.segments}
     if settings.reliability_edge_forms:
@@ -259,7 +260,8 @@ def _scored(
     """Spot, gate, signals and a first score; the best reading of each span (the boost and the LLM see one a span)."""
     cands = candidate_signals(inputs, settings, stats, with_llm=with_llm, scorer=weights)
     _timed(stats, "score", lambda: score_candidates(cands, weights))
-    best: list[Candidate] = _timed(stats, "overlaps", lambda: resolve_overlaps([c for c in cands if _worth_keeping(c)]))
+    worth = [c for c in cands if _worth_keeping(c)]
+    best: list[Candidate] = _timed(stats, "overlaps", lambda: resolve_overlaps(worth, hold_wider=True))
     return best
 
 

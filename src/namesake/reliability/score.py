@@ -293,14 +293,15 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
         c.disposition = dispose(c, w, ev)
 
 
-def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
+def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
     The strongest decision first; among equals a reading the language model reads far likelier than a taught fix
     inside it (`read_wider`), then what the user taught (they said what this span means), or a name said as the list
     says it around a reading of it, then confidence, then the longer span, then the earlier. A
     fix the user taught takes its span from the readings inside it, with the strongest decision among them
-    (`covers_reading`).
+    (`covers_reading`). `hold_wider` (before the language model reads): a list reading around a taught fix is kept
+    beside it, so that both are read and the pass after the reading chooses.
     """
     _taught_over_readings(candidates)
     said, wider = _said_as_listed(candidates), read_wider(candidates)
@@ -315,15 +316,24 @@ def resolve_overlaps(candidates: list[Candidate]) -> list[Candidate]:
             c.start_char,
         ),
     )
-    taken: dict[str, list[tuple[int, int]]] = {}
+    taken: dict[str, list[tuple[int, int, bool]]] = {}
     kept = []
     for c in ordered:
         spans = taken.setdefault(c.segment_id, [])
-        if any(c.start_char < e and c.end_char > s for s, e in spans):
+        hit = [(s, e, t) for s, e, t in spans if c.start_char < e and c.end_char > s]
+        if hit and not (hold_wider and _around_taught(c, hit)):
             continue
-        spans.append((c.start_char, c.end_char))
+        if not hit:
+            spans.append((c.start_char, c.end_char, taught(c)))
         kept.append(c)
     return sorted(kept, key=lambda c: (c.segment_id, c.start_char))
+
+
+def _around_taught(c: Candidate, hit: list[tuple[int, int, bool]]) -> bool:
+    """A list reading over a wider span than each taught fix it overlaps, holding them all."""
+    return c.taught is None and all(
+        t and c.start_char <= s and e <= c.end_char and (c.end_char - c.start_char) > (e - s) for s, e, t in hit
+    )
 
 
 def _said_as_listed(candidates: list[Candidate]) -> set[int]:
