@@ -298,3 +298,13 @@ def test_a_reading_the_sentence_says_is_wider_wins_over_a_taught_fix_inside_it()
     assert read_wider([taught, wider, narrow_gain]) == {id(wider)}  # 2.4 nats better is not enough
     assert [c.original for c in resolve_overlaps([taught, wider])] == ["cove. It"]
     assert [c.original for c in resolve_overlaps([taught, narrow_gain])] == ["cove"]
+
+
+def test_a_wider_fix_the_user_taught_wins_over_a_narrower_one_inside_it() -> None:
+    inputs = PipelineInputs(
+        [Segment("1", "sales at yeti dot com grew")], CanonicalDictionary(), user_id="u",
+        remembered=[RememberedCorrection("yeti", "YETI", "ORG", frequency=16),
+                    RememberedCorrection("yeti dot", "YETI.com", "ORG", frequency=2)],
+    )  # fmt: skip
+    kept, _ = run_stages(inputs, Settings(reliability_language_model="none"))
+    assert [(c.original, c.final) for c in kept] == [("yeti dot", "YETI.com")]

@@ -282,17 +282,20 @@ WIDER_READ_GAIN = 5.0
 
 
 def read_wider(candidates: list[Candidate]) -> set[int]:
-    """The ids of the readings that win their span over a fix the user taught inside it (WIDER_READ_GAIN)."""
+    """The ids of the candidates that win their span over a fix the user taught inside it, among equal decisions:
+    a reading the language model reads WIDER_READ_GAIN likelier, or a wider fix the user taught too ("yeti dot" →
+    YETI.com around "yeti" → YETI: they said what the whole span is)."""
     wins: set[int] = set()
     for t in candidates:
-        if not taught(t) or "lm_gain" not in t.signals:
+        if not taught(t):
             continue
         for c in candidates:
-            inside = c.start_char <= t.start_char and t.end_char <= c.end_char and (c.end_char - c.start_char) > (
+            around = c.start_char <= t.start_char and t.end_char <= c.end_char and (c.end_char - c.start_char) > (
                 t.end_char - t.start_char)  # fmt: skip
-            if (
-                c is not t and c.segment_id == t.segment_id and inside and c.taught is None
-                and c.disposition is t.disposition
+            if c is t or c.segment_id != t.segment_id or not around or c.disposition is not t.disposition:
+                continue
+            if taught(c) or (
+                c.taught is None and "lm_gain" in t.signals
                 and c.signals.get("lm_gain", -math.inf) >= t.signals["lm_gain"] + WIDER_READ_GAIN
             ):  # fmt: skip
                 wins.add(id(c))

@@ -358,8 +358,8 @@ def _said_as_listed(candidates: list[Candidate]) -> set[int]:
 
 
 def _taught_over_readings(candidates: list[Candidate]) -> None:
-    """Lift a taught fix to the strongest decision of the readings within its span: they say the span is a name
-    here, and the user said which ("yeti dot" → YETI.com over "yeti" → YETI; measured on the learning loop).
+    """Lift a taught fix to the strongest decision of the readings within its span, a narrower taught fix among them:
+    they say the span is a name here, and the user said which ("yeti dot" → YETI.com over "yeti" → YETI).
     Not a fix of a spelling the list holds (`rewrites_canonical`): the reading there is the list's own."""
     mine = [
         c
@@ -375,7 +375,10 @@ def _taught_over_readings(candidates: list[Candidate]) -> None:
         inside = [
             c.disposition
             for c in by_segment[t.segment_id]
-            if c is not t and not taught(c) and t.start_char <= c.start_char and c.end_char <= t.end_char
+            if c is not t
+            and t.start_char <= c.start_char
+            and c.end_char <= t.end_char
+            and (not taught(c) or c.end_char - c.start_char < t.end_char - t.start_char)
         ]
         best = max(inside, key=DISPOSITION_RANK.__getitem__, default=None)
         if best is not None and DISPOSITION_RANK[best] > DISPOSITION_RANK[t.disposition]:
