@@ -427,7 +427,7 @@ def test_what_the_user_taught_wins_its_span_rewrites_a_canonical_spelling_where_
     assert by[("6", "colombia")] == ("Colombia", Disposition.AUTO_APPLIED)
     # teaching is evidence: an everyday word taught twice applies (unless the language model rules it out, unread here)
     assert by[("9", "crystal")] == ("Christelle", Disposition.AUTO_APPLIED)
-    assert by[("4", "great")] == ("Greg", Disposition.AUTO_APPLIED)
+    assert by[("4", "great")] == ("Greg", Disposition.PENDING)  # nearly as common as a function word (Zipf 5.9)
     assert by[("7", "done")] == ("Don", Disposition.PENDING)  # taught once, and nothing read it as right here
     assert by[("8", "us")] == ("US", Disposition.PENDING)  # as common as a function word: only where it was taught
     assert by[("5", "90")] == ("ING", Disposition.PENDING)  # a number is never a name on its own

@@ -175,7 +175,7 @@ def apply_refusals(
 # A list reading of a name the user fixed other words to before ("covert" → COVID taught, "Kovar" → COVID here) applies
 # by itself from this confidence: the user said the name is theirs, so what the list alone would queue is likelier
 # right. Chosen on the held-out loop's review sessions, fold by fold (bench/fit/memory_bounds.py).
-CONFIRMED_FLOOR = 0.35
+CONFIRMED_FLOOR = 0.3
 
 
 def confirm_names(cands: list[Candidate], remembered: list[RememberedCorrection]) -> None:
@@ -225,13 +225,13 @@ TAUGHT_ONCE = 0.6
 # (bench/fit/memory_bounds.py; docs/benchmarks/memory.md): every fold chose these or their neighbours.
 # An everyday original taught twice or more applies unless the language model reads the heard words this much likelier
 # in its sentence (nats): only a sentence that rules the name out.
-AGAINST_GAIN = -20.0
+AGAINST_GAIN = -14.0
 # An everyday original taught once (accepted or edited) applies where the model reads the final nearly as likely as the
 # heard words (taught once by hand, it was harmful at any gain).
 FOR_GAIN = -4.0
 # A single word this frequent (Zipf: "us" 6.0, "that's" 7.0) is a function word in all but name: however often it was
 # taught, it applies only among the words it was taught among ("us" → US, "that's" → Matt's: right 0, harmful 6).
-FUNCTION_GRADE = 6.0
+FUNCTION_GRADE = 5.5
 
 
 def taught_sureness(times: float) -> float:
