@@ -22,7 +22,7 @@ from namesake.adapters.runtime import open_runtime
 from namesake.adapters.vectors.base import VectorPoint
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
-from namesake.jobs import Jobs
+from namesake.jobs import Jobs, RuntimeJobWork
 
 
 def load(runtime, n: int, heavy_user: str, heavy: int) -> list[uuid.UUID]:  # type: ignore[no-untyped-def]
@@ -81,10 +81,10 @@ def main() -> None:
     load_s = time.perf_counter() - t0
     per_row = per_row_baseline(runtime, ids, 500)
     t0 = time.perf_counter()
-    report = Jobs(runtime).promote().report
+    report = Jobs(RuntimeJobWork(runtime)).promote().report
     promo_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    receipt = Jobs(runtime).erase_user("heavy-user")
+    receipt = Jobs(RuntimeJobWork(runtime)).erase_user("heavy-user")
     erase_s = time.perf_counter() - t0
     runtime.close()
     print(f"\n### jobs on the embedded stack ({a.corrections} corrections loaded in {load_s:.1f} s)\n")

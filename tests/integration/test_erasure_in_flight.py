@@ -7,7 +7,7 @@ import pytest
 from namesake.adapters.runtime import Runtime
 from namesake.analysis.inputs import TranscriptIn
 from namesake.core.errors import GoneError, NotFoundError
-from namesake.jobs import Jobs
+from namesake.jobs import Jobs, RuntimeJobWork
 from namesake.transcripts.retention import delete_transcript
 from tests.conftest import analysis_service
 
@@ -30,7 +30,7 @@ def test_an_analysis_whose_user_is_erased_meanwhile_ends_410_and_saves_nothing(r
     service = analysis_service(runtime)
     prepared = service.prepare(TranscriptIn.model_validate(CALL))
     kept, stats = service.compute(prepared)
-    receipt = Jobs(runtime).erase_user("leaving")  # the erasure answers while the analysis is under way
+    receipt = Jobs(RuntimeJobWork(runtime)).erase_user("leaving")  # the erasure answers while the analysis is under way
     assert not any(receipt.remaining.values())
     with pytest.raises(GoneError) as caught:
         service.finish(prepared, kept, stats)
@@ -57,7 +57,7 @@ def test_a_decision_on_an_erased_users_suggestion_is_410_and_a_new_transcript_of
     services = build_services(runtime)
     result = services.analysis.analyze(TranscriptIn.model_validate(CALL))
     suggestion = str(result.suggestions[0].id)
-    Jobs(runtime).erase_user("leaving")
+    Jobs(RuntimeJobWork(runtime)).erase_user("leaving")
     for action in (ReviewAction.ACCEPT, ReviewAction.REJECT):
         with pytest.raises(GoneError) as caught:
             services.review.decide(suggestion_id=suggestion, transcript_id="in-flight", action=action)

@@ -182,7 +182,7 @@ def test_a_chapter_sized_list_is_read_whole_across_scroll_pages(
 
 
 def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: Runtime) -> None:
-    from namesake.jobs import Jobs
+    from namesake.jobs import Jobs, RuntimeJobWork
     from namesake.reliability.canonical import chunk_point_id
 
     store, dim = runtime.vectors, runtime.embedder.dim
@@ -193,12 +193,12 @@ def test_entities_indexed_before_the_prefix_are_still_read_and_erased(runtime: R
     service = _service(runtime)
     assert service.stores.lists.fetch_canonical_entities("legacy-t").lists == {"orgs": ["Cytiva"]}
     service.stores.transcripts.register("legacy-t", "legacy-user")
-    receipt = Jobs(runtime).erase_user("legacy-user")
+    receipt = Jobs(RuntimeJobWork(runtime)).erase_user("legacy-user")
     assert receipt.deleted["collections"] == 1 and not store.collection_exists("legacy-t")
 
 
 def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtime) -> None:
-    from namesake.jobs import Jobs
+    from namesake.jobs import Jobs, RuntimeJobWork
     from namesake.transcripts.canonical_index import collection_for
     from namesake.transcripts.retention import delete_transcript
 
@@ -211,7 +211,7 @@ def test_no_transcript_id_reaches_another_transcripts_collection(runtime: Runtim
         result = service.analyze(_transcript(lookalike, user_id="mallory", canonical_entities=None))
         assert result.mode == "CONTEXT_FREE" and result.suggestions == []
         delete_transcript(runtime.db, runtime.vectors, runtime.settings, lookalike)
-    Jobs(runtime).erase_user("mallory")
+    Jobs(RuntimeJobWork(runtime)).erase_user("mallory")
     assert runtime.vectors.collection_exists(owned) and runtime.vectors.collection_exists(hashed)
     assert service.stores.lists.fetch_canonical_entities("t1").lists == ENTITIES
 
