@@ -222,7 +222,7 @@ def taught_in_like_context(c: Candidate) -> bool:
 # where the rules apply a taught pair (`taught_here`), the memory lifts it above the list's own reading.
 TAUGHT_ONCE = 0.6
 # The three bounds below were chosen on the held-out loop's review sessions, each fold's value chosen without it
-# (bench/fit/memory_bounds.py; docs/benchmarks/memory.md): every fold chose these or their neighbours.
+# (bench/fit/memory_bounds.py; docs/benchmarks/2026-12-05-memory-every-call.md): four folds of five chose these.
 # An everyday original taught twice or more applies unless the language model reads the heard words this much likelier
 # in its sentence (nats): only a sentence that rules the name out.
 AGAINST_GAIN = -14.0
@@ -281,6 +281,11 @@ def taught_here(c: Candidate) -> bool:
 WIDER_READ_GAIN = 5.0
 
 
+def wider_around(c: Candidate, start: int, end: int) -> bool:
+    """Whether the candidate's span holds [start, end) and more."""
+    return c.start_char <= start and end <= c.end_char and c.end_char - c.start_char > end - start
+
+
 def read_wider(candidates: list[Candidate]) -> set[int]:
     """The ids of the candidates that win their span over a fix the user taught inside it, among equal decisions:
     a reading the language model reads WIDER_READ_GAIN likelier, or a wider fix the user taught too ("yeti dot" →
@@ -290,9 +295,9 @@ def read_wider(candidates: list[Candidate]) -> set[int]:
         if not taught(t):
             continue
         for c in candidates:
-            around = c.start_char <= t.start_char and t.end_char <= c.end_char and (c.end_char - c.start_char) > (
-                t.end_char - t.start_char)  # fmt: skip
-            if c is t or c.segment_id != t.segment_id or not around or c.disposition is not t.disposition:
+            if c.segment_id != t.segment_id or not wider_around(c, t.start_char, t.end_char):
+                continue
+            if c.disposition is not t.disposition:
                 continue
             if taught(c) or (
                 c.taught is None and "lm_gain" in t.signals

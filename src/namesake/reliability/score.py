@@ -38,6 +38,7 @@ from namesake.reliability.memory_policy import (
     memory_bounds,
     read_wider,
     taught,
+    wider_around,
     with_teaching,
 )
 from namesake.reliability.reading import GAIN, STAGE1
@@ -331,9 +332,7 @@ def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -
 
 def _around_taught(c: Candidate, hit: list[tuple[int, int, bool]]) -> bool:
     """A list reading over a wider span than each taught fix it overlaps, holding them all."""
-    return c.taught is None and all(
-        t and c.start_char <= s and e <= c.end_char and (c.end_char - c.start_char) > (e - s) for s, e, t in hit
-    )
+    return c.taught is None and all(t and wider_around(c, s, e) for s, e, t in hit)
 
 
 def _said_as_listed(candidates: list[Candidate]) -> set[int]:
