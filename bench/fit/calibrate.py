@@ -40,7 +40,7 @@ from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces, free_pieces
 from namesake.reliability.pieces import Piece, piece_runs
 from namesake.reliability.pipeline import PipelineInputs, RunStats, candidate_signals
 from namesake.reliability.trees import BUNDLED_MODEL
-from namesake.reliability.whole import Span, whole_spans
+from namesake.reliability.whole import Span, swallowed, whole_spans
 
 # Signals the model does not learn: absent from the bench data, or applied on top of it by the scorer.
 NOT_LEARNED = {
@@ -242,11 +242,12 @@ def predictions(
 def grown(sugs: list[dict[str, Any]], texts: dict[str, str], values: list[str]) -> list[dict[str, Any]]:
     """One transcript's suggestions with each half fix grown over the words that complete its list value
     (whole.made_whole)."""
-    found = whole_spans(
-        [Span(s["segment_id"], s["start_char"], s["end_char"], s["final"]) for s in sugs], texts, values
-    )
+    spans = [Span(s["segment_id"], s["start_char"], s["end_char"], s["final"], s["status"] == "auto_applied")
+             for s in sugs]  # fmt: skip
+    found = whole_spans(spans, texts, values)
+    gone = swallowed(spans, found)
     return [s if w is None else {**s, "start_char": w.start_char, "end_char": w.end_char, "final": w.final}
-            for s, w in zip(sugs, found, strict=True)]  # fmt: skip
+            for i, (s, w) in enumerate(zip(sugs, found, strict=True)) if i not in gone]  # fmt: skip
 
 
 def merged(sugs: list[dict[str, Any]], texts: dict[str, str], values: list[str]) -> list[dict[str, Any]]:

@@ -92,6 +92,32 @@ def test_batched_scoring_equals_one_at_a_time_and_is_cached(lm: LocalLanguageMod
     assert lm.gains(windows) == alone and len(lm._cache) == before
 
 
+def _anonymous_mb() -> float:
+    """This process's anonymous resident memory (what the kernel cannot drop), in MB."""
+    status = Path("/proc/self/status").read_text()
+    return int(re.search(r"RssAnon:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_an_idle_model_gives_its_working_memory_back_and_reads_the_same_after(lm: LocalLanguageModel) -> None:
+    if lm._compiled is None:
+        pytest.skip("the numpy pass keeps no working buffers")
+    from namesake.core.caches import give_back
+
+    # a full batch: every line of a batch, each window its own line (the head's logits at their widest)
+    said = "the board of our company said that the"
+    windows = [Window(f"in quarter {i} {said}", "teams", "Teams", " grew") for i in range(60)]
+    lm.clear_cache()
+    before = lm.gains(windows)
+    give_back()  # what the heap can give back without the runtime's help
+    held = _anonymous_mb()
+    lm.release_buffers()
+    give_back()
+    assert held - _anonymous_mb() > 40  # ~100 MB on two cores, the head's (128, 49,152) logits among it
+    lm.clear_cache()
+    assert lm.gains(windows) == before
+
+
 def test_a_transcripts_gains_do_not_depend_on_what_the_process_read_before(lm: LocalLanguageModel) -> None:
     # a worker reads many transcripts: windows it already read must not change how the next one is batched
     speech = (

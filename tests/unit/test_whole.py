@@ -9,7 +9,7 @@ from pathlib import Path
 from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
 from namesake.reliability.pipeline import PipelineInputs, run_stages
-from namesake.reliability.whole import WHOLE, Span, completion, listed, made_whole, whole_spans
+from namesake.reliability.whole import WHOLE, Span, completion, listed, made_whole, swallowed, whole_spans
 
 DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
 
@@ -29,6 +29,11 @@ def test_the_rest_of_the_name_heard_after_or_before_the_fix_joins_it() -> None:
     assert _whole("kovid-nineteen cases", "kovid", "COVID", ["COVID-19"]) == ("kovid-nineteen", "COVID-19")
     assert _whole("met Rolf, Rash today", "Rash", "Rasche", ["Ralf Rasche"]) == ("Rolf, Rash", "Ralf Rasche")
     assert _whole("met Ralf Rash today", "Rash", "Rasche", ["Ralf Rasche"]) is None  # "Ralf" is right already
+    # a possessive on the half does not end a name whose rest is heard after it
+    values = ["NextEra Energy", "NextEra Energy Partners"]
+    grown = ("next energy partners", "NextEra Energy Partners")
+    assert _whole("through next energy partners today", "next energy", "NextEra Energy's", values) == grown
+    assert _whole("through next energy's outlook", "next energy's", "NextEra Energy's", values) is None
 
 
 def test_nothing_grows_across_a_sentence_over_unlike_words_or_for_a_whole_value() -> None:
@@ -45,12 +50,29 @@ def test_nothing_grows_across_a_sentence_over_unlike_words_or_for_a_whole_value(
     assert _whole("the rav group said", "rav", "REV", ["REV Group 2020"]) is None  # "2020" is not heard
 
 
-def test_a_fix_does_not_grow_over_another_suggestion() -> None:
+def test_a_fix_grows_over_pieces_of_its_value_only() -> None:
     text = "we saw COVERT NINETEEN cases"
-    spans = [Span("1", 7, 13, "COVID"), Span("1", 14, 22, "19")]
-    assert whole_spans(spans, {"1": text}, ["COVID-19"]) == [None, None]
-    alone = whole_spans(spans[:1], {"1": text}, ["COVID-19"])
-    assert alone[0] is not None and alone[0].original == "COVERT NINETEEN"
+    pieces = [Span("1", 7, 13, "COVID"), Span("1", 14, 22, "19")]  # "NINETEEN" → 19: a piece of COVID-19
+    found = whole_spans(pieces, {"1": text}, ["COVID-19"])
+    assert found[0] is not None and found[0].original == "COVERT NINETEEN" and swallowed(pieces, found) == {1}
+    other = [Span("1", 7, 13, "COVID"), Span("1", 14, 22, "Nineteen Corp")]  # not a piece: nothing grows over it
+    assert whole_spans(other, {"1": text}, ["COVID-19"]) == [None, None]
+    applied = [Span("1", 7, 13, "COVID"), Span("1", 14, 22, "19", applied=True)]  # a pending fix takes no applied one
+    assert whole_spans(applied, {"1": text}, ["COVID-19"])[0] is None
+
+
+def test_two_fixes_of_one_name_with_a_word_between_become_one() -> None:
+    """ "wg" → WGN and "america" → America, taught apart, applied together wrote "WGN in America"."""
+    text = "that could add wg in america"
+    cands = []
+    for part, final in (("wg", "WGN"), ("america", "America")):
+        c = Candidate("1", text.index(part), text.index(part) + len(part), part, final, "ORG", CandidateSource.MEMORY)
+        c.disposition, c.confidence = Disposition.AUTO_APPLIED, 0.95
+        cands.append(c)
+    out = made_whole(cands, {"1": text}, ["WGN America", "WGN"])
+    assert [(c.original, c.final, c.disposition) for c in out] == [
+        ("wg in america", "WGN America", Disposition.AUTO_APPLIED)
+    ]
 
 
 def test_a_grown_candidate_keeps_its_decision_and_says_it_was_made_whole() -> None:

@@ -49,10 +49,13 @@ class Runtime:
         return self.language_model
 
     def clear_caches(self) -> None:
-        """Forget what the language model has read (its windows' gains), if it is loaded: memory back at idle."""
+        """Forget what the language model has read (its windows' gains) and give its runtime's working memory back,
+        if it is loaded: memory back at idle."""
         model = self.preloaded_language_model
         if isinstance(model, LanguageModel) and hasattr(model, "clear_cache"):
             model.clear_cache()
+        if isinstance(model, LanguageModel) and hasattr(model, "release_buffers"):
+            model.release_buffers()
 
     def readiness(self) -> dict[str, str]:
         """Each store "ok" or "failed" (the reason goes to the log): what /readyz answers."""

@@ -69,6 +69,19 @@ class LineBatcher(Generic[R]):
             raise job.error
         return job.totals
 
+    def when_free(self, fn: Callable[[], object]) -> None:
+        """Run `fn` between batches, the model held so that no batch reads meanwhile (giving its buffers back)."""
+        with self._cond:
+            while self._busy:
+                self._cond.wait()
+            self._busy = True
+        try:
+            fn()
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
     def _read_batch(self, taken: list[tuple[_Job[R], list[int]]]) -> None:
         """One batch through the model; its results (or its error) to the callers whose lines it held."""
         merged: list[R] = []

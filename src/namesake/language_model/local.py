@@ -98,6 +98,11 @@ class LocalLanguageModel:
         with self._lock:
             self._cache.clear()
 
+    def release_buffers(self) -> None:
+        """Give the runtime's working memory back (the idle server's give-back): a read allocates it again."""
+        if self._compiled is not None:
+            self._compiled.release_buffers()
+
     def encode(self, text: str) -> list[int]:
         """Token ids of a text as the model reads it."""
         return list(self._tok.encode(text, add_special_tokens=False).ids)

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from namesake.core import compact, sound, sound_similarity, tokenize
-from namesake.domain import SAID_NUMBER, Candidate, number_said
+from namesake.domain import SAID_NUMBER, Candidate, Disposition, number_said
 
 # What marks a suggestion grown whole among a transcript's suggestions (in its signals).
 WHOLE = "whole"
@@ -27,6 +27,9 @@ REST_ALIKE = 0.75
 _BETWEEN = re.compile(r"[\s,\-–]*")
 _VALUE_WORDS = re.compile(r"[^\s\-–]+")
 _APOSTROPHE = re.compile(r"['’]")
+# A possessive ending on the final's last word ("NextEra Energy's"): where the rest of the name is heard after it, the
+# name did not end there.
+_POSSESSIVE = re.compile(r"['’]s$")
 # What `_grown` answers when the words beside the fix already spell the rest of the value.
 _WHOLE_ALREADY = (-1, -1)
 
@@ -91,20 +94,25 @@ def completion(
 
     The final is the value's first (or last) words, letter for letter. Only a fix of the letters grows (a capital
     alone is the list's form of words already heard right), and none where some list value already reads whole with
-    the words as heard ("Gulf" before "power", with Gulf Power and Gulf Powers both listed)."""
+    the words as heard ("Gulf" before "power", with Gulf Power and Gulf Powers both listed). A possessive the final
+    ends with does not stop the rest heard after it ("next energy" → NextEra Energy's before "partners")."""
     fw = _VALUE_WORDS.findall(final)
     heard = text[start:end]
     if not fw or compact(heard) == compact(final) or (original is not None and heard != original):
         return None
     part = [compact(w) for w in fw]
+    unowned = [*part[:-1], compact(_POSSESSIVE.sub("", fw[-1]))]
     best: Completion | None = None
     ways = [(v, w, True) for v, w in values.by_first.get(part[0], [])]
     ways += [(v, w, False) for v, w in values.by_last.get(part[-1], [])]
     for value, vw, after in ways:
         n = len(fw)
-        if len(vw) <= n or [compact(w) for w in (vw[:n] if after else vw[len(vw) - n :])] != part:
+        head = [compact(w) for w in (vw[:n] if after else vw[len(vw) - n :])]
+        past_possessive = head != part  # matched without the final's possessive: the rest grows even if heard right
+        if len(vw) <= n or (head != part and not (after and head == unowned)):
             continue
-        found = _grown(text, start, end, vw[n:] if after else vw[: len(vw) - n], after=after)
+        rest = vw[n:] if after else vw[: len(vw) - n]
+        found = _grown(text, start, end, rest, after=after, right_grows=past_possessive)
         if found == _WHOLE_ALREADY:
             return None
         if found is not None and (best is None or found[1] - found[0] > best.end_char - best.start_char):
@@ -112,9 +120,11 @@ def completion(
     return best
 
 
-def _grown(text: str, start: int, end: int, rest: list[str], *, after: bool) -> tuple[int, int] | None:
+def _grown(
+    text: str, start: int, end: int, rest: list[str], *, after: bool, right_grows: bool = False
+) -> tuple[int, int] | None:
     """The span grown over the fewest neighbouring words (one to one more than `rest`) that sound like `rest`, with
-    only spaces, a comma or a hyphen between them."""
+    only spaces, a comma or a hyphen between them (over words already right too, with `right_grows`)."""
     if after:
         tail = text[end:]
         words = tokenize(tail)[: len(rest) + 1]
@@ -125,7 +135,7 @@ def _grown(text: str, start: int, end: int, rest: list[str], *, after: bool) -> 
             if _APOSTROPHE.search(heard):  # a possessive or an elision is the speaker's form: the name stops there
                 return None
             if _sounds_like(heard, rest):
-                return (start, end + words[k - 1].end) if _unfixed(heard, rest) else _WHOLE_ALREADY
+                return (start, end + words[k - 1].end) if right_grows or _unfixed(heard, rest) else _WHOLE_ALREADY
         return None
     head = text[:start]
     words = tokenize(head)[::-1][: len(rest) + 1]
@@ -141,38 +151,69 @@ def _grown(text: str, start: int, end: int, rest: list[str], *, after: bool) -> 
 
 
 class Span(NamedTuple):
-    """What the stage reads of a suggestion."""
+    """What the stage reads of a suggestion (`applied`: it applies by itself)."""
 
     segment_id: str
     start: int
     end: int
     final: str
+    applied: bool = False
 
 
 def whole_spans(spans: Sequence[Span], texts: dict[str, str], values: Iterable[str]) -> list[Completion | None]:
-    """Per suggestion, its completion, where the words it grows over hold no other suggestion."""
+    """Per suggestion, its completion, where the words it grows over hold no other suggestion but pieces of the same
+    value ("wg" → WGN grown over "in america" → America: WGN America), none of them applied by itself unless it is."""
     index = listed(values)
-    by_segment: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    by_segment: dict[str, list[Span]] = defaultdict(list)
     for s in spans:
-        by_segment[s.segment_id].append((s.start, s.end))
+        by_segment[s.segment_id].append(s)
     out: list[Completion | None] = []
     for s in spans:
         text = texts.get(s.segment_id, "")
         found = completion(text, s.start, s.end, s.final, index) if text else None
         if found is not None and any(
-            a < found.end_char and b > found.start_char and (a, b) != (s.start, s.end)
-            for a, b in by_segment[s.segment_id]
+            o.start < found.end_char and o.end > found.start_char and not _piece_of(o, s, found)
+            for o in by_segment[s.segment_id]
+            if (o.start, o.end) != (s.start, s.end)
         ):
             found = None
         out.append(found)
     return out
 
 
+def _piece_of(other: Span, grower: Span, whole: Completion) -> bool:
+    """Whether `other` lies inside the grown span and writes some of the value's words, and may go with it."""
+    inside = whole.start_char <= other.start and other.end <= whole.end_char
+    words = [compact(w) for w in _VALUE_WORDS.findall(whole.final)]
+    runs = {"".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+    return inside and compact(other.final) in runs and (grower.applied or not other.applied)
+
+
+def swallowed(spans: Sequence[Span], found: Sequence[Completion | None]) -> set[int]:
+    """The suggestions a completion before them grew over (pieces of its value): they go, the whole stays."""
+    gone: set[int] = set()
+    for i, (s, whole) in enumerate(zip(spans, found, strict=True)):
+        if whole is None or i in gone:
+            continue
+        gone |= {
+            j for j, o in enumerate(spans)
+            if j != i and o.segment_id == s.segment_id and whole.start_char <= o.start and o.end <= whole.end_char
+        }  # fmt: skip
+    return gone
+
+
 def made_whole(kept: list[Candidate], texts: dict[str, str], values: Iterable[str]) -> list[Candidate]:
-    """`kept` with each half fix grown over the words that complete its list value, the whole value its final."""
-    found = whole_spans([Span(c.segment_id, c.start_char, c.end_char, c.final) for c in kept], texts, values)
+    """`kept` with each half fix grown over the words that complete its list value, the whole value its final, and
+    the pieces of it that it grew over gone."""
+    spans = [
+        Span(c.segment_id, c.start_char, c.end_char, c.final, c.disposition is Disposition.AUTO_APPLIED) for c in kept
+    ]
+    found = whole_spans(spans, texts, values)
+    gone = swallowed(spans, found)
     out = []
-    for c, whole in zip(kept, found, strict=True):
+    for i, (c, whole) in enumerate(zip(kept, found, strict=True)):
+        if i in gone:
+            continue
         if whole is None:
             out.append(c)
             continue
