@@ -52,9 +52,11 @@ class Runtime:
         """Forget what the language model has read (its windows' gains) and give its runtime's working memory back,
         if it is loaded: memory back at idle."""
         model = self.preloaded_language_model
-        if isinstance(model, LanguageModel) and hasattr(model, "clear_cache"):
+        if not isinstance(model, LanguageModel):
+            return
+        if hasattr(model, "clear_cache"):
             model.clear_cache()
-        if isinstance(model, LanguageModel) and hasattr(model, "release_buffers"):
+        if hasattr(model, "release_buffers"):
             model.release_buffers()
 
     def readiness(self) -> dict[str, str]:

@@ -101,15 +101,17 @@ def completion(
     if not fw or compact(heard) == compact(final) or (original is not None and heard != original):
         return None
     part = [compact(w) for w in fw]
-    unowned = [*part[:-1], compact(_POSSESSIVE.sub("", fw[-1]))]
+    unpossessed = [*part[:-1], compact(_POSSESSIVE.sub("", fw[-1]))]
     best: Completion | None = None
     ways = [(v, w, True) for v, w in values.by_first.get(part[0], [])]
     ways += [(v, w, False) for v, w in values.by_last.get(part[-1], [])]
     for value, vw, after in ways:
         n = len(fw)
+        if len(vw) <= n:
+            continue
         head = [compact(w) for w in (vw[:n] if after else vw[len(vw) - n :])]
         past_possessive = head != part  # matched without the final's possessive: the rest grows even if heard right
-        if len(vw) <= n or (head != part and not (after and head == unowned)):
+        if past_possessive and not (after and head == unpossessed):
             continue
         rest = vw[n:] if after else vw[: len(vw) - n]
         found = _grown(text, start, end, rest, after=after, right_grows=past_possessive)
