@@ -1,0 +1,130 @@
+"""What the memory took away: the right automatic fixes of errors nobody taught that a fresh user gets and the
+reviewer does not (`loop_check.py`'s `untaught_lost`), each with what the reviewer got there instead, by kind.
+
+Reads the folder `loop_check_folds --keep DIR` kept (each fold's second halves and both prediction sets); runs no
+server. The kinds, from the reviewer's suggestions over the error's words:
+
+- nothing proposed: the spotter's reading is gone for the reviewer (a pair they refused, exactly);
+- contested: a pair both made and refused, left to the reviewer;
+- a taught pair wins the span: a fix the reviewer taught, on these or overlapping words, takes the span;
+- a final swapped in from a near original: the memory put a final taught on other words in place of the list's;
+- another reading wins the span: the list's own reading, but another one.
+
+    python -m bench.measure.loop_check_folds --fold-models F --keep DIR
+    python -m bench.measure.untaught_lost DIR [--examples 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.common import bench_file, shared_module, yardstick
+from bench.measure.loop_check_folds import fixed_by_itself
+
+
+@dataclass(frozen=True)
+class Lost:
+    """One right fix the memory took away, and what stood over its words for the reviewer."""
+
+    transcript_id: str
+    segment_id: str
+    heard: str
+    right: str
+    fresh: list[dict[str, Any]]
+    mem: list[dict[str, Any]]  # the reviewer's
+
+    @property
+    def kind(self) -> str:
+        """Why the reviewer did not get it (the module's list of kinds)."""
+        return kind_of(self.mem)
+
+
+def kind_of(mem: list[dict[str, Any]]) -> str:
+    """The kind of a loss, from the reviewer's suggestions over the error's words."""
+    if not mem:
+        return "nothing proposed"
+    if any(s.get("signals", {}).get("contested") for s in mem):
+        return "contested"
+    if any(s.get("source") == "memory" and float(s.get("signals", {}).get("remembered", 0.0)) >= 1.0 for s in mem):
+        return "a taught pair wins the span"
+    if any(s.get("source") == "memory" for s in mem):
+        return "a final swapped in from a near original"
+    return "another reading wins the span"
+
+
+def _over(suggestions: list[dict[str, Any]], segment_id: str, error: dict[str, Any]) -> list[dict[str, Any]]:
+    """The suggestions of a segment that touch the error's words."""
+    return [
+        s
+        for s in suggestions
+        if str(s["segment_id"]) == segment_id and s["start_char"] < error["end"] and error["start"] < s["end_char"]
+    ]
+
+
+def lost_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[Lost]:
+    """Every untaught right fix a fresh user gets automatically and the reviewer does not, over the kept folds."""
+    y, check = yardstick(), shared_module("loop_check")
+    with gzip.open(bench_file(file), "rt") as fh:
+        whole = {t["transcript_id"]: t["segments"] for t in map(json.loads, fh)}
+    out: list[Lost] = []
+    for d in sorted(kept.glob("fold-*-tmp/loopcheck-*")):
+        with gzip.open(d / "second.jsonl.gz", "rt") as fh:
+            halves = [json.loads(line) for line in fh]
+        preds = {lab: {p["transcript_id"]: p["suggestions"] for p in map(json.loads, (d / f"{lab}.jsonl").open())}
+                 for lab in ("mem", "fresh")}  # fmt: skip
+        for t in halves:
+            segs = whole[t["transcript_id"]]
+            taught = {
+                (y.norm(g["hyp_span"]), y.norm(g["ref_span"]))
+                for seg in segs[: len(segs) // 2]
+                for g in seg["errors"]
+                if g.get("kind") != "deletion" and not check.function_only(g["hyp_span"])
+            }
+            got = {lab: preds[lab].get(t["transcript_id"], []) for lab in preds}
+            for seg in t["segments"]:
+                for g in seg["errors"]:
+                    if g.get("kind") == "deletion" or (y.norm(g["hyp_span"]), y.norm(g["ref_span"])) in taught:
+                        continue
+                    if fixed_by_itself(y, seg, g, got["fresh"]) and not fixed_by_itself(y, seg, g, got["mem"]):
+                        over = {lab: _over(got[lab], seg["id"], g) for lab in got}
+                        out.append(Lost(t["transcript_id"], seg["id"], g["hyp_span"], g["ref_span"], **over))
+    return out
+
+
+def _shown(s: dict[str, Any]) -> str:
+    """One suggestion in a line: words, final, status, confidence, and what the memory said of it."""
+    g = s.get("signals", {})
+    memory = {k: g[k] for k in ("remembered", "remembered_frequency", "remembered_manual", "contested") if k in g}
+    return f"{s['original']!r} → {s['final']!r} {s['status']} {s['confidence']:.2f} {s.get('source')} {memory or ''}"
+
+
+def report(lost: list[Lost], examples: int) -> str:
+    """The losses by kind, then up to `examples` of them with both users' suggestions."""
+    kinds = collections.Counter(x.kind for x in lost)
+    rows = ["| why the reviewer lost a right fix nobody taught | losses |", "|---|---|"]
+    rows += [f"| {k} | {n} |" for k, n in kinds.most_common()]
+    rows.append(f"| all | {len(lost)} |")
+    for x in lost[:examples]:
+        rows.append(f"\n{x.transcript_id} {x.segment_id}: {x.heard!r} → {x.right!r} ({x.kind})")
+        rows += [f"  fresh: {_shown(s)}" for s in x.fresh] + [f"  reviewer: {_shown(s)}" for s in x.mem]
+    return "\n".join(rows)
+
+
+def main() -> None:
+    """Read the kept folds and print the losses by kind."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("kept", type=Path, help="the folder of loop_check_folds --keep")
+    ap.add_argument("--file", default="earnings21.jsonl.gz")
+    ap.add_argument("--examples", type=int, default=20, help="losses shown one by one (0: the table only)")
+    a = ap.parse_args()
+    print(report(lost_in(a.kept, a.file), a.examples))
+
+
+if __name__ == "__main__":
+    main()
