@@ -15,7 +15,7 @@ Nothing is in-sample: the scorer's trees are the fold's, and so is the learned m
 rules policy's four bounds were chosen on these sessions fold by fold (`bench.fit.memory_bounds`): the figures are
 held out for them as far as every fold chooses the shipped value or its neighbour. Besides the shares by kind, the
 table gives the repeats a fresh user does not fix by itself, the memory's own work (on calls the scorer does not know,
-most repeats are of that kind), and `untaught_lost` (listed by kind with `bench.measure.untaught_lost DIR` over `--keep`).
+most repeats are of that kind), and `untaught_lost` (by kind: `bench.measure.untaught_lost` over `--keep`'s folder).
 """
 
 from __future__ import annotations
