@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -325,6 +326,14 @@ def _search_threads() -> int:
     return sum(name.startswith("edge-search") for name in names)
 
 
+def _settled_search_threads(floor: int, seconds: float = 10.0) -> int:
+    """The search threads once those of closed shards have ended (down to `floor`), or as they are after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while (n := _search_threads()) > floor and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return n
+
+
 def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -351,7 +360,7 @@ def test_a_transcript_shard_searches_on_one_thread_made_or_reopened(
     from namesake.core.settings import SHARED_CANONICAL_COLLECTION
 
     shared = EdgeVectorStore(tmp_path / "shared")  # many transcripts' lists, many segments: Edge's own pool
-    start = _search_threads()
+    start = _settled_search_threads(before)  # the closed stores' pools end after close() returns, under load later
     shared.ensure_collection(SHARED_CANONICAL_COLLECTION, DIM)
     assert _search_threads() - start > edge.TRANSCRIPT_SEARCH_THREADS
     shared.close()
