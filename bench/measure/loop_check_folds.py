@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,16 +126,14 @@ def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "transcripts": sum(r["transcripts"] for r in runs)}  # fmt: skip
 
 
-def unknown_to_scorer(calls: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> collections.Counter[str]:
-    """The repeats a fresh user does not get fixed by itself, and how many of them the memory fixes by itself.
-
-    Recomputed from each fold's second halves and predictions with loop_check.py's own rule of what was taught
-    (every first-half error that is not a deletion nor function words only) and the yardstick's `entity_ok`.
-    """
+def second_half_errors(
+    kept: list[Path], calls: dict[str, dict[str, Any]]
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any], bool, dict[str, list[dict[str, Any]]]]]:
+    """Every second-half error that is not a deletion, over the folders loop_check.py scored in: its transcript,
+    segment, whether the reviewer taught its pair (loop_check.py's own rule: every first-half error that is not a
+    deletion nor function words only) and both users' suggestions for its transcript."""
     y, check = yardstick(), loop_check()
-    out: collections.Counter[str] = collections.Counter()
-    for r in runs:
-        d = r["scored_in"]
+    for d in kept:
         with gzip.open(d / "second.jsonl.gz", "rt") as fh:
             halves = [json.loads(line) for line in fh]
         preds = {lab: {p["transcript_id"]: p["suggestions"] for p in map(json.loads, (d / f"{lab}.jsonl").open())}
@@ -147,14 +146,22 @@ def unknown_to_scorer(calls: dict[str, dict[str, Any]], runs: list[dict[str, Any
                 for g in seg["errors"]
                 if g.get("kind") != "deletion" and not check.function_only(g["hyp_span"])
             }
+            got = {lab: preds[lab].get(t["transcript_id"], []) for lab in preds}
             for seg in t["segments"]:
                 for g in seg["errors"]:
-                    if g.get("kind") == "deletion" or (y.norm(g["hyp_span"]), y.norm(g["ref_span"])) not in taught:
-                        continue
-                    fixed = {lab: fixed_by_itself(y, seg, g, preds[lab].get(t["transcript_id"], [])) for lab in preds}
-                    if not fixed["fresh"]:
-                        out["unknown"] += 1
-                        out["unknown_mem"] += fixed["mem"]
+                    if g.get("kind") != "deletion":
+                        yield t["transcript_id"], seg, g, (y.norm(g["hyp_span"]), y.norm(g["ref_span"])) in taught, got
+
+
+def unknown_to_scorer(calls: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> collections.Counter[str]:
+    """The repeats a fresh user does not get fixed by itself, and how many of them the memory fixes by itself
+    (recomputed from each fold's second halves and predictions with the yardstick's `entity_ok`)."""
+    y = yardstick()
+    out: collections.Counter[str] = collections.Counter()
+    for _, seg, g, taught, got in second_half_errors([r["scored_in"] for r in runs], calls):
+        if taught and not fixed_by_itself(y, seg, g, got["fresh"]):
+            out["unknown"] += 1
+            out["unknown_mem"] += fixed_by_itself(y, seg, g, got["mem"])
     return out
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import bench_file, shared_module, yardstick
-from bench.measure.loop_check_folds import fixed_by_itself
+from bench.common import bench_file, yardstick
+from bench.measure.loop_check_folds import fixed_by_itself, second_half_errors
 
 
 @dataclass(frozen=True)
@@ -69,31 +69,14 @@ def _over(suggestions: list[dict[str, Any]], segment_id: str, error: dict[str, A
 
 def lost_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[Lost]:
     """Every untaught right fix a fresh user gets automatically and the reviewer does not, over the kept folds."""
-    y, check = yardstick(), shared_module("loop_check")
+    y = yardstick()
     with gzip.open(bench_file(file), "rt") as fh:
-        whole = {t["transcript_id"]: t["segments"] for t in map(json.loads, fh)}
+        calls = {t["transcript_id"]: t for t in map(json.loads, fh)}
     out: list[Lost] = []
-    for d in sorted(kept.glob("fold-*-tmp/loopcheck-*")):
-        with gzip.open(d / "second.jsonl.gz", "rt") as fh:
-            halves = [json.loads(line) for line in fh]
-        preds = {lab: {p["transcript_id"]: p["suggestions"] for p in map(json.loads, (d / f"{lab}.jsonl").open())}
-                 for lab in ("mem", "fresh")}  # fmt: skip
-        for t in halves:
-            segs = whole[t["transcript_id"]]
-            taught = {
-                (y.norm(g["hyp_span"]), y.norm(g["ref_span"]))
-                for seg in segs[: len(segs) // 2]
-                for g in seg["errors"]
-                if g.get("kind") != "deletion" and not check.function_only(g["hyp_span"])
-            }
-            got = {lab: preds[lab].get(t["transcript_id"], []) for lab in preds}
-            for seg in t["segments"]:
-                for g in seg["errors"]:
-                    if g.get("kind") == "deletion" or (y.norm(g["hyp_span"]), y.norm(g["ref_span"])) in taught:
-                        continue
-                    if fixed_by_itself(y, seg, g, got["fresh"]) and not fixed_by_itself(y, seg, g, got["mem"]):
-                        over = {lab: _over(got[lab], seg["id"], g) for lab in got}
-                        out.append(Lost(t["transcript_id"], seg["id"], g["hyp_span"], g["ref_span"], **over))
+    for tid, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
+        if not taught and fixed_by_itself(y, seg, g, got["fresh"]) and not fixed_by_itself(y, seg, g, got["mem"]):
+            over = {lab: _over(got[lab], seg["id"], g) for lab in got}
+            out.append(Lost(tid, seg["id"], g["hyp_span"], g["ref_span"], **over))
     return out
 
 
