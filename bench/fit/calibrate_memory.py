@@ -3,7 +3,7 @@
 Rows: every second-half suggestion of `bench/measure/learning_loop.py --fold-models …` that the user's memory matched
 (signal `remembered` > 0, not contested, and not one the pipeline never applies: a taught fix of a list
 spelling, a rewrite around a right entity). Label: the yardstick's harm rule (applied alone, it fixes an entity
-or brings the words nearer the reference, and breaks nothing). Features: memory_policy.policy_features —
+or brings the words nearer the reference, and breaks nothing). Features: memory_model.policy_features —
 how near the taught original, how often taught, how everyday the original, how alike the context, a case
 change, what the other signals say (the evidence), the language model's gain, the vector memory's score.
 
@@ -30,7 +30,7 @@ from bench.common import judge, score
 from bench.fit.calibrate import export
 from bench.measure.learning_loop import repeated
 from namesake.domain.types import REVIEWER_DECIDES
-from namesake.reliability.memory_policy import BUNDLED_MEMORY_MODEL, may_apply_away, policy_features
+from namesake.reliability.memory_model import BUNDLED_MEMORY_MODEL, may_apply_away, policy_features
 
 # Shallow and strongly regularised: a few thousand rows from a few hundred calls.
 TREES = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_nodes": 7, "min_samples_leaf": 30, "l2_regularization": 1.0}

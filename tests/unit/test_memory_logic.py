@@ -25,6 +25,7 @@ from namesake.domain.types import (
     Segment,
     TaughtMatch,
 )
+from namesake.reliability.memory_model import may_apply_away, policy_features
 from namesake.reliability.memory_policy import (
     CONFIRMED_FLOOR,
     BoostParams,
@@ -32,10 +33,8 @@ from namesake.reliability.memory_policy import (
     confirm_names,
     confirmed_here,
     is_one_off,
-    may_apply_away,
     may_inherit,
     memory_bounds,
-    policy_features,
     read_wider,
     taught_here,
     with_teaching,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Protocol
 
 from namesake.core import Settings, compact, normalise
 from namesake.domain import (
@@ -21,15 +21,12 @@ from namesake.domain import (
     ReviewAction,
     Suggestion,
 )
-from namesake.reliability.trees import TreeModel
 
 # What one refusal weighs against one fix the user made of the same pair: a contested pair refused at least as
 # often as it was made is never applied by itself. Chosen on simulated review sessions (first halves reviewed,
 # second halves scored by held-out trees, Earnings-21): such pairs, applied, were right 12 times and harmful 28;
 # refused less often than made, right 117 times and harmful 11 (docs/benchmarks/memory.md).
 REFUSAL_WEIGHT = 1
-# The learned policy: when a remembered fix may apply by itself (bench/fit/calibrate_memory.py writes it).
-BUNDLED_MEMORY_MODEL = Path(__file__).with_name("memory_model.json")
 
 # How close a window must be to an original the user corrected to get that user's final proposed.
 REMEMBERED_MIN_SIMILARITY = 0.8
@@ -325,24 +322,16 @@ def _context(c: Candidate) -> float:
     return 0.0 if c.taught is None or c.taught.context is None else c.taught.context
 
 
-@dataclass(frozen=True)
-class LearnedPolicy:
-    """The learned answer to "may this remembered fix apply by itself here?" and the bar it must clear."""
-
-    model: TreeModel
-    bar: float
+class AppliesByItself(Protocol):
+    """A learned answer to "may this remembered fix apply by itself here?" (`memory_model.LearnedPolicy`)."""
 
     def applies(self, c: Candidate, evidence: float) -> bool:
-        """Whether the remembered fix applies by itself here: past the guard, and likely right (policy_features)."""
-        features = policy_features(c.audit(), evidence)
-        if not may_apply_away(features):
-            return False
-        z = float(self.model.logits([features])[0])
-        return 1.0 / (1.0 + math.exp(-z)) >= self.bar
+        """Whether the remembered fix applies by itself here."""
+        ...
 
 
 def memory_bounds(
-    c: Candidate, evidence: float, disposition: Disposition, auto_apply: float, learned: LearnedPolicy | None = None
+    c: Candidate, evidence: float, disposition: Disposition, auto_apply: float, learned: AppliesByItself | None = None
 ) -> Disposition:
     """The disposition once the memory's rules apply.
 
@@ -368,7 +357,7 @@ def memory_bounds(
 
 
 def _policy(
-    c: Candidate, evidence: float, disposition: Disposition, auto_apply: float, learned: LearnedPolicy | None
+    c: Candidate, evidence: float, disposition: Disposition, auto_apply: float, learned: AppliesByItself | None
 ) -> Disposition:
     """memory_bounds for an uncontested candidate: the learned policy or the hand rules."""
     if learned is not None and c.taught is not None and c.taught.similarity > 0:
@@ -382,39 +371,6 @@ def _policy(
     if disposition is Disposition.AUTO_APPLIED and evidence < auto_apply:
         return Disposition.PENDING
     return disposition
-
-
-def may_apply_away(features: dict[str, float]) -> bool:
-    """Whether the learned policy may apply a fix by itself: an everyday original taught where the words around
-    were not alike, only where the language model read it here — "great" → Greg taught twice is not for an
-    unread "a great quarter" (a guard, not learned: the sessions rarely show it)."""
-    if features["everyday"] < EVERYDAY or features["context"] >= SAME_CONTEXT:
-        return True
-    return features["read"] > 0
-
-
-def policy_features(audit: dict[str, float], evidence: float) -> dict[str, float]:
-    """What the learned policy reads of a memory-matched candidate: its stored signals (Candidate.audit) and
-    the evidence of its other signals, before the memory's bonus.
-
-    Age (`remembered_age_days`) is stored but not read: every simulated session is minutes old, so nothing
-    could be learned from it; time is the expiry's business (`quarantine_until`, renewed by teaching).
-    """
-    ev = min(max(evidence, 1e-4), 1 - 1e-4)
-    context = audit.get("remembered_context")
-    return {
-        "similarity": audit.get("remembered", 0.0),
-        "times_taught": math.log1p(audit.get("remembered_frequency", 0.0)),
-        "taught_by_hand": audit.get("remembered_manual", 0.0),
-        "taught_by_edit": audit.get("remembered_edit", 0.0),
-        "everyday": audit.get("remembered_everyday", 0.0),
-        "context": -1.0 if context is None else context,
-        "case_only": audit.get("case_only", 0.0),
-        "evidence_logit": math.log(ev / (1 - ev)),
-        "read": 1.0 if "lm_gain" in audit else 0.0,
-        "lm_gain": audit.get("lm_gain", 0.0),
-        "memory_score": audit.get("memory_score", 0.0),
-    }
 
 
 def from_memory(s: Suggestion) -> bool:

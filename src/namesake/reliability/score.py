@@ -30,9 +30,8 @@ from namesake.core import (
     written_form,
 )
 from namesake.domain import DISPOSITION_RANK, Candidate, Disposition, Segment
+from namesake.reliability.memory_model import BUNDLED_MEMORY_MODEL, LearnedPolicy
 from namesake.reliability.memory_policy import (
-    BUNDLED_MEMORY_MODEL,
-    LearnedPolicy,
     bonus_of,
     completes_right_entity,
     memory_bounds,
