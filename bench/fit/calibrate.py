@@ -233,9 +233,10 @@ def predictions(
         for a, b, written in free_pieces(rows[i].get("edge", []), taken[(tid, seg)]):
             out[tid].append({"segment_id": seg, "start_char": a, "end_char": b, "final": written,
                              "status": status, "confidence": float(p[i]), "signals": {EDGE_FORM: 1.0}})  # fmt: skip
-    for tid, sugs in out.items() if lists else ():
-        texts, values = lists[tid]
-        out[tid] = grown(merged(sugs, texts, values), texts, values)
+    for tid, sugs in out.items():
+        if lists is not None:
+            texts, values = lists[tid]
+            out[tid] = grown(merged(sugs, texts, values), texts, values)
     return out
 
 

@@ -64,13 +64,13 @@ def rows_of(keep: Path) -> list[Row]:
 
 def worth(rows: list[Row]) -> float:
     """Right minus HARM_WEIGHT × harmful: what letting these rows apply is worth."""
-    return sum(r["right"] for r in rows) - HARM_WEIGHT * sum(r["harm"] for r in rows)
+    return float(sum(r["right"] for r in rows) - HARM_WEIGHT * sum(r["harm"] for r in rows))
 
 
 def everyday(r: Row) -> bool:
     """An everyday original, or a change of case alone, taught where the words around were not alike."""
-    return r["kind"] == "taught" and (r["everyday"] >= policy.EVERYDAY or r["case_only"]) and (
-        r["context"] < policy.SAME_CONTEXT)  # fmt: skip
+    return bool(r["kind"] == "taught" and (r["everyday"] >= policy.EVERYDAY or r["case_only"]) and (
+        r["context"] < policy.SAME_CONTEXT))  # fmt: skip
 
 
 # Each bound: the rows it governs, whether a row applies at a value, the grid, the shipped value.

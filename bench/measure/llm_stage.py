@@ -40,6 +40,7 @@ def chat_prompt(messages: list[dict[str, str]]) -> str:
 def complete(lm: LocalLanguageModel, prompt: str, max_tokens: int) -> tuple[str, int, int]:
     """Greedy decoding; returns (text, prompt tokens, completion tokens)."""
     m = lm.model
+    assert m is not None, "the local model is loaded"
     ids = lm.tokenizer.encode(prompt, add_special_tokens=False).ids  # the template's markers are special tokens
     end = {m.tokens.index(t) for t in ("<|im_end|>", "<|endoftext|>") if t in m.tokens}
     hidden, kv = m.forward(np.array([ids]), np.array([len(ids)]))
@@ -130,7 +131,7 @@ def main() -> None:
         for _, line in zip(range(a.limit), src, strict=False):
             dst.write(line)
     namesake = str(Path(sys.executable).parent / "namesake")
-    rows = []
+    rows: list[tuple[str, float, dict[str, float], dict[str, int]]] = []
     for label, env in (
         ("LLM off", fresh_env(LLM_PROVIDER="none")),
         ("LLM on: SmolLM2-135M, OpenAI protocol", fresh_env(LLM_PROVIDER="openai", LLM_BASE_URL=url,

@@ -83,7 +83,7 @@ def run_fold(
             [sys.executable, str(BENCH_DATA / "loop_check.py"), str(split), base, KEY, str(len(calls))],
             env={**os.environ, "TMPDIR": str(tmp)}, capture_output=True, text=True, check=True,
         )  # fmt: skip
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     out["scored_in"] = next(tmp.glob("loopcheck-*"))
     return out
 
@@ -91,7 +91,7 @@ def run_fold(
 def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Counts over the folds (each fold's rates times its repeats), and the yardstick over every fold's halves."""
     repeats = sum(r["repeats"] for r in runs)
-    counts = collections.Counter()
+    counts: collections.Counter[str] = collections.Counter()
     kinds: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for r in runs:
         for view in ("mem_auto", "mem_any", "fresh_auto", "fresh_any"):

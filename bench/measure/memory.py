@@ -32,7 +32,7 @@ from namesake.adapters.vectors.base import VectorPoint
 from namesake.app.services import build_services
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from namesake.corrections_memory.writer import CorrectionInput
-from namesake.domain.types import Candidate
+from namesake.domain.types import Candidate, CandidateSource, ReviewAction
 
 USERS = 1000
 BATCH = 2000
@@ -104,20 +104,23 @@ def measure(runtime: Runtime, size: int, runs: int) -> dict[str, float]:
     words = ["Cytova", "Reiner", "Backman", "Zorblax", "Mitnou", "Danaher", "Beckman", "Cepheid", "Illumina", "Qiagen"]
     user = "user-7"
     for w in words:  # the user has a memory of their own: the boost finds real neighbours among the noise
-        writer.record(CorrectionInput(user_id=user, entity_type="ORG", original=w, final=w.upper(), action="manual"))
-    cands = [Candidate("s", 0, 5, f"{words[i % len(words)]}{i // len(words) or ''}", "?", "ORG", "rag")
+        taught = CorrectionInput(
+            user_id=user, entity_type="ORG", original=w, final=w.upper(), action=ReviewAction.MANUAL
+        )
+        writer.record(taught)
+    cands = [Candidate("s", 0, 5, f"{words[i % len(words)]}{i // len(words) or ''}", "?", "ORG", CandidateSource.LISTS)
              for i in range(CANDIDATES)]  # fmt: skip
     writes, batched, single, cold = [], [], [], []
     for r in range(runs):
         fix = CorrectionInput(user_id=f"user-{r % USERS}", entity_type="ORG", original=f"bench {size} {r}",
-                              final=f"Bench {r}", action="manual")  # fmt: skip
+                              final=f"Bench {r}", action=ReviewAction.MANUAL)  # fmt: skip
         t0 = time.perf_counter()
         writer.record(fix)
         writes.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         reader.boost(user, cands)
         batched.append(time.perf_counter() - t0)
-        unseen = [Candidate("s", 0, 5, f"{c.original} {size} {r}", "?", "ORG", "rag") for c in cands]
+        unseen = [Candidate("s", 0, 5, f"{c.original} {size} {r}", "?", "ORG", CandidateSource.LISTS) for c in cands]
         t0 = time.perf_counter()
         reader.boost(user, unseen)  # originals never embedded before: the embedder's time included
         cold.append(time.perf_counter() - t0)

@@ -338,7 +338,9 @@ def erasure_race(server_url: str, rounds: int = 5) -> dict[str, Any]:
                 return httpx.post(f"{st.base}{path}", json=body, headers=auth(ADMIN), timeout=60).status_code
 
             def erase(user: str = user) -> dict[str, Any]:
-                return httpx.delete(f"{st.base}/v1/users/{user}", headers=auth(ADMIN), timeout=120).json()
+                erased = httpx.delete(f"{st.base}/v1/users/{user}", headers=auth(ADMIN), timeout=120)
+                answer: dict[str, Any] = erased.json()
+                return answer
 
             with ThreadPoolExecutor(8) as pool:
                 first = [pool.submit(write, i) for i in range(20)]

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Literal
 
 from bench.common import bench_file, fresh_env
 from namesake.adapters.runtime import open_runtime
@@ -31,7 +32,8 @@ from namesake.reliability.pipeline import warm_stages
 
 def synthetic_transcript(transcripts: list[dict], words: int = 9000, entries: int = 300) -> dict:
     """Real ASR segments up to `words` words, with canonical entries pooled from several calls up to `entries`."""
-    segments, n = [], 0
+    segments: list[dict[str, Any]] = []
+    n = 0
     for t in transcripts:
         for s in t["segments"]:
             if n >= words:
@@ -55,7 +57,12 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
-def latency(runs: int, transcripts: list[dict], language_model: str, lm_pass: str = "openvino") -> None:
+def latency(
+    runs: int,
+    transcripts: list[dict],
+    language_model: Literal["smollm2", "none"],
+    lm_pass: Literal["openvino", "numpy"] = "openvino",
+) -> None:
     """In-process analyses of the synthetic transcript on the embedded stack (no LLM), the language model on or off.
 
     With it on, its per-process cache is emptied before every run: each run pays for reading, as a new call does.
@@ -76,7 +83,8 @@ def latency(runs: int, transcripts: list[dict], language_model: str, lm_pass: st
     warm_stages(settings)  # as the server's warm-up does before it serves
     service.analyze(TranscriptIn.model_validate(data))  # warm-up: entity indexing
     without = TranscriptIn.model_validate({**data, "canonical_entities": None})
-    totals, stages = [], {}
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {}
     read = 0
     for _ in range(runs):
         if isinstance(runtime.language_model, LocalLanguageModel):

@@ -34,6 +34,11 @@ def fixes(ys: Any, text: str, gold: dict[str, Any], start: int, end: int, final:
     return bool(ys.entity_ok(gold, *ys.apply(text, [{"start_char": start, "end_char": end, "final": final}])))
 
 
+def span_of(row: dict[str, Any]) -> tuple[int, int]:
+    """A candidate row's character span in its segment."""
+    return int(row["span"][2]), int(row["span"][3])
+
+
 def taken_by(row: dict[str, Any], winner: dict[str, Any]) -> str:
     """How the reading that won the span relates to the one that would have fixed the miss."""
     (ws, we), (bs, be) = winner["span"][2:], row["span"][2:]
@@ -76,7 +81,7 @@ def classify(stem: str, rows: list[dict[str, Any]], first: Any, kept: set[int], 
                     if any(touches(g, a, b) and fixes(ys, text, g, a, b, f) for a, b, f in edits):
                         continue
                     cands = [i for i in by_segment[key] if touches(g, *rows[i]["span"][2:])]
-                    right = [i for i in cands if fixes(ys, text, g, *rows[i]["span"][2:], rows[i]["final"])]
+                    right = [i for i in cands if fixes(ys, text, g, *span_of(rows[i]), rows[i]["final"])]
                     band = "near" if near >= 0.8 else "mid"
                     example = f"{g['hyp_span']!r} -> {g['ref_span']!r}"
                     if not right:
