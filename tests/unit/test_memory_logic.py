@@ -123,6 +123,14 @@ def test_a_fix_taught_on_u_s_never_reaches_the_pronoun_us() -> None:
     assert _taught("the u.s economy and the U.S. dollar", fix).get("u.s", ("", ""))[0] == "US"
 
 
+def test_a_fix_taught_on_a_function_word_comes_back_among_the_words_it_was_taught_among() -> None:
+    taught = "Thank you one and good morning, everyone. During the quarter"
+    fix = RememberedCorrection("one", "Juan", "PERSON", taught, frequency=2, action=ReviewAction.MANUAL)
+    found = _taught("Thank you one and good morning, everyone. The first quarter was one of the best.", fix)
+    assert found["one"] == ("Juan", "auto_applied")  # "one" is left out of the spotter's windows, not the memory's
+    assert "one" not in _taught("It was one of the best quarters in the history of the company.", fix)
+
+
 def test_a_look_alike_original_does_not_inherit_another_ones_fix() -> None:
     fix = RememberedCorrection("kword0233", "Kword A 0233", "KEYWORD")
     found = _taught("we shipped kword0417 and kword0233 this week", fix)

@@ -22,12 +22,14 @@ from namesake.reliability.memory_policy import (
     CONTEXT_WORDS,
     EVERYDAY_NUMBER,
     REMEMBERED_MIN_SIMILARITY,
+    SAME_CONTEXT,
     context_share,
     is_one_off,
     may_inherit,
 )
 from namesake.reliability.windows import (
     MIN_PHONETIC_KEY_LEN,
+    Window,
     WindowIndex,
     function_words,
     fuzzy_pairs,
@@ -63,25 +65,51 @@ def remembered_candidates(
     stop = function_words(language)
     one_off = [is_one_off(m.final) for m in remembered]
     index.group(keys[wi] for wi, _ in sims)
-    for (wi, mi), sim in sims.items():
+    found = [(w, mi, sim) for (wi, mi), sim in sims.items() for w in index.windows(keys[wi])]
+    indexed = len(found)
+    found += function_word_windows(tokens, remembered, stop)
+    for at, (w, mi, sim) in enumerate(found):
         memo = remembered[mi]
-        for w in index.windows(keys[wi]):
-            cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, CandidateSource.MEMORY)
-            if cand is None:
-                continue
-            window = cand.original if cand.match_original is None else cand.match_original
-            if may_inherit(window, memo.original, stop):
-                taught = taught_words(memo.context, memo.original, language)
-                context = None
-                if taught:
-                    here = neighbour_words(tokens[w.segment], w.first, w.last, language)
-                    context = round(context_share(here, taught), 4)
-                everyday = everyday_zipf(cand.original, language)
-                cand.taught = TaughtMatch(
-                    round(sim, 4), float(memo.frequency), everyday, context, one_off[mi], memo.action, memo.age_days,
-                    memo.conflict,
-                )  # fmt: skip
-                out.append(cand)
+        cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, CandidateSource.MEMORY)
+        if cand is None:
+            continue
+        window = cand.original if cand.match_original is None else cand.match_original
+        if may_inherit(window, memo.original, stop):
+            taught = taught_words(memo.context, memo.original, language)
+            context = None
+            if taught:
+                here = neighbour_words(tokens[w.segment], w.first, w.last, language)
+                context = round(context_share(here, taught), 4)
+            if at >= indexed and (context or 0.0) < SAME_CONTEXT:
+                continue  # function words are a name only among the words they were taught among
+            everyday = everyday_zipf(cand.original, language)
+            cand.taught = TaughtMatch(
+                round(sim, 4), float(memo.frequency), everyday, context, one_off[mi], memo.action, memo.age_days,
+                memo.conflict,
+            )  # fmt: skip
+            out.append(cand)
+    return out
+
+
+def function_word_windows(
+    tokens: list[list[Token]], remembered: list[RememberedCorrection], stop: frozenset[str]
+) -> list[tuple[Window, int, float]]:
+    """(window, remembered index, 1.0) where the words of an original made only of function words are heard again.
+
+    The spotter's windows leave such words out ("one", "her": never a name on their own), so a fix the user taught
+    on them ("one" → Juan) is found here, word for word; it is kept only where the words around are those it was
+    taught among (SAME_CONTEXT), and there the memory's rules apply it.
+    """
+    out: list[tuple[Window, int, float]] = []
+    for mi, m in enumerate(remembered):
+        words = [t.norm for t in tokenize(m.original)]
+        if not words or not all(w in stop for w in words):
+            continue
+        n = len(words)
+        for si, toks in enumerate(tokens):
+            norms = [t.norm for t in toks]
+            at = [i for i in range(len(norms) - n + 1) if norms[i : i + n] == words]
+            out.extend((Window(si, i, i + n - 1), mi, 1.0) for i in at)
     return out
 
 
