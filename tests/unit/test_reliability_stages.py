@@ -505,12 +505,16 @@ def test_a_taught_fix_takes_its_span_from_a_reading_inside_it_with_that_readings
     assert narrow.covers_reading is None
 
 
-def test_a_final_the_vector_memory_swapped_in_is_shown_not_applied() -> None:
-    """The signals judged "yeti" → YETI; the memory's "YETI's" (taught on "yetis") is the reviewer's call."""
+def test_a_final_the_vector_memory_swapped_in_is_never_applied_by_itself() -> None:
+    """The signals judged "yeti" → YETI; the memory's "YETI's" (taught on "yetis") is the reviewer's call, and where
+    those signals alone would apply YETI, YETI applies."""
     c = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95, disposition=Disposition.AUTO_APPLIED)
     take_remembered_final(c, "YETI's")
     assert (c.final, c.proposed_final, c.source) == ("YETI's", "YETI", "memory")
-    assert memory_bounds(c, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.PENDING
+    assert memory_bounds(c, 0.3, Disposition.AUTO_APPLIED, 0.5) is Disposition.PENDING  # the bonus made it sure
+    assert c.final == "YETI's"
+    assert memory_bounds(c, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.AUTO_APPLIED
+    assert (c.final, c.proposed_final, c.source) == ("YETI", None, "rag")
     kept = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", confidence=0.95)
     take_remembered_final(kept, "yeti")  # the same final in another case: nothing swapped, nothing capped
     assert kept.proposed_final is None

@@ -76,6 +76,14 @@ def take_remembered_final(c: Candidate, remembered_final: str) -> None:
         c.source = CandidateSource.MEMORY
 
 
+def keep_proposed_final(c: Candidate) -> None:
+    """Undo take_remembered_final: the spotter's final and source back ("next year" → NextEra, not NextEra Energy
+    taught on "energy")."""
+    if c.proposed_final is not None:
+        c.final, c.proposed_final = c.proposed_final, None
+        c.source = CandidateSource.CONTEXT_FREE if c.context_free else CandidateSource.LISTS
+
+
 # A taught final this long (words or characters) is a sentence or a paste, not a name: a one-off.
 ONE_OFF_WORDS = 6
 ONE_OFF_CHARS = 60
@@ -339,7 +347,8 @@ def memory_bounds(
     context) — or, under the learned policy, where the policy says it is right; any other remembered fix, or
     one a letter away, is at least shown; the memory's bonus never makes a rewrite automatic on its own
     ("uh" → "GMA" was right once, in one place, not for every "uh"), nor does a final it swapped in from a
-    near original; a paste is never applied elsewhere.
+    near original (where the spotter's own final would apply by itself, that final applies); a paste is never
+    applied elsewhere.
     """
     if c.contested:
         return disposition
@@ -347,8 +356,12 @@ def memory_bounds(
         return Disposition.PENDING
     if c.proposed_final is not None and c.taught is None and disposition is Disposition.AUTO_APPLIED:
         # the vector memory put in a final taught on another original ("yetis" → YETI's, on "yeti"): the
-        # signals judged the spotter's final, not this one (the learning loop: 56 of 71 such edits harmed)
-        return Disposition.PENDING
+        # signals judged the spotter's final, not this one (the learning loop: 56 of 71 such edits harmed), so
+        # the spotter's own final is what applies, where its signals alone would apply it
+        if evidence < auto_apply:
+            return Disposition.PENDING
+        keep_proposed_final(c)
+        return disposition
     if c.covers_reading is not None:  # a reading inside the taught span was decided so: at least that
         return max(
             c.covers_reading, _policy(c, evidence, disposition, auto_apply, learned), key=DISPOSITION_RANK.__getitem__
