@@ -10,6 +10,11 @@ server. The kinds, from the reviewer's suggestions over the error's words:
 - a final swapped in from a near original: the memory put a final taught on other words in place of the list's;
 - another reading wins the span: the list's own reading, but another one.
 
+`--unsuggested` lists instead the repeats of a taught pair that no suggestion of the reviewer's makes right (what
+"suggested at all" misses), by what stood over their words: nothing proposed; a right suggestion undone by another
+on the same name (applied together they make it wrong again); the memory's own pair with another final or span; the
+list's other reading.
+
     python -m bench.measure.loop_check_folds --fold-models F --keep DIR
     python -m bench.measure.untaught_lost DIR [--examples 20]
 """
@@ -56,6 +61,47 @@ def kind_of(mem: list[dict[str, Any]]) -> str:
     if any(s.get("source") == "memory" for s in mem):
         return "a final swapped in from a near original"
     return "another reading wins the span"
+
+
+def unsuggested_kind(mem: list[dict[str, Any]], right_there: bool) -> str:
+    """Why no suggestion made a taught repeat right, from the reviewer's suggestions over its words and whether one of
+    them alone would have."""
+    if not mem:
+        return "nothing proposed"
+    if right_there:
+        return "a right suggestion undone by another on the same name"
+    if any(s.get("source") == "memory" or "remembered" in s.get("signals", {}) for s in mem):
+        return "the memory's pair, another final or span"
+    return "the list's other reading"
+
+
+def unsuggested_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str, str, str, list[dict[str, Any]]]]:
+    """(kind, heard, right, the reviewer's suggestions over it) for every taught repeat no suggestion makes right."""
+    y = yardstick()
+    with gzip.open(bench_file(file), "rt") as fh:
+        calls = {t["transcript_id"]: t for t in map(json.loads, fh)}
+    out = []
+    for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
+        mine = [s for s in got["mem"] if str(s["segment_id"]) == seg["id"]]
+        if not taught or y.entity_ok(g, *y.apply(seg["text"], y.clean(mine, seg["text"], collections.Counter()))):
+            continue
+        over = _over(mine, seg["id"], g)
+        right_there = any(y.entity_ok(g, *y.apply(seg["text"], [s])) for s in over)
+        out.append((unsuggested_kind(over, right_there), g["hyp_span"], g["ref_span"], over))
+    return out
+
+
+def unsuggested_report(rows: list[tuple[str, str, str, list[dict[str, Any]]]], examples: int) -> str:
+    """The unsuggested repeats by kind, then up to `examples` of each kind."""
+    kinds = collections.Counter(k for k, *_ in rows)
+    out = ["| why no suggestion made a taught repeat right | repeats |", "|---|---|"]
+    out += [f"| {k} | {n} |" for k, n in kinds.most_common()]
+    out.append(f"| all | {len(rows)} |")
+    for kind, _ in kinds.most_common():
+        out.append(f"\n{kind}:")
+        for _, heard, right, over in [r for r in rows if r[0] == kind][:examples]:
+            out.append(f"  {heard!r} → {right!r}: " + "; ".join(_shown(s) for s in over))
+    return "\n".join(out)
 
 
 def _over(suggestions: list[dict[str, Any]], segment_id: str, error: dict[str, Any]) -> list[dict[str, Any]]:
@@ -105,8 +151,12 @@ def main() -> None:
     ap.add_argument("kept", type=Path, help="the folder of loop_check_folds --keep")
     ap.add_argument("--file", default="earnings21.jsonl.gz")
     ap.add_argument("--examples", type=int, default=20, help="losses shown one by one (0: the table only)")
+    ap.add_argument("--unsuggested", action="store_true", help="the taught repeats no suggestion makes right instead")
     a = ap.parse_args()
-    print(report(lost_in(a.kept, a.file), a.examples))
+    if a.unsuggested:
+        print(unsuggested_report(unsuggested_in(a.kept, a.file), a.examples))
+    else:
+        print(report(lost_in(a.kept, a.file), a.examples))
 
 
 if __name__ == "__main__":
