@@ -77,9 +77,7 @@ def unsuggested_kind(mem: list[dict[str, Any]], right_there: bool) -> str:
 
 def unsuggested_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str, str, str, list[dict[str, Any]]]]:
     """(kind, heard, right, the reviewer's suggestions over it) for every taught repeat no suggestion makes right."""
-    y = yardstick()
-    with gzip.open(bench_file(file), "rt") as fh:
-        calls = {t["transcript_id"]: t for t in map(json.loads, fh)}
+    y, calls = yardstick(), _calls(file)
     out = []
     for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
         mine = [s for s in got["mem"] if str(s["segment_id"]) == seg["id"]]
@@ -97,11 +95,17 @@ def unsuggested_report(rows: list[tuple[str, str, str, list[dict[str, Any]]]], e
     out = ["| why no suggestion made a taught repeat right | repeats |", "|---|---|"]
     out += [f"| {k} | {n} |" for k, n in kinds.most_common()]
     out.append(f"| all | {len(rows)} |")
-    for kind, _ in kinds.most_common():
+    for kind, _ in kinds.most_common() if examples else ():
         out.append(f"\n{kind}:")
         for _, heard, right, over in [r for r in rows if r[0] == kind][:examples]:
             out.append(f"  {heard!r} → {right!r}: " + "; ".join(_shown(s) for s in over))
     return "\n".join(out)
+
+
+def _calls(file: str) -> dict[str, dict[str, Any]]:
+    """The bench file's transcripts by id: the first halves the reviewer taught from."""
+    with gzip.open(bench_file(file), "rt") as fh:
+        return {t["transcript_id"]: t for t in map(json.loads, fh)}
 
 
 def _over(suggestions: list[dict[str, Any]], segment_id: str, error: dict[str, Any]) -> list[dict[str, Any]]:
@@ -115,9 +119,7 @@ def _over(suggestions: list[dict[str, Any]], segment_id: str, error: dict[str, A
 
 def lost_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[Lost]:
     """Every untaught right fix a fresh user gets automatically and the reviewer does not, over the kept folds."""
-    y = yardstick()
-    with gzip.open(bench_file(file), "rt") as fh:
-        calls = {t["transcript_id"]: t for t in map(json.loads, fh)}
+    y, calls = yardstick(), _calls(file)
     out: list[Lost] = []
     for tid, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
         if not taught and fixed_by_itself(y, seg, g, got["fresh"]) and not fixed_by_itself(y, seg, g, got["mem"]):

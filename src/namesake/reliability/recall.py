@@ -65,10 +65,10 @@ def remembered_candidates(
     stop = function_words(language)
     one_off = [is_one_off(m.final) for m in remembered]
     index.group(keys[wi] for wi, _ in sims)
-    found = [(w, mi, sim) for (wi, mi), sim in sims.items() for w in index.windows(keys[wi])]
-    indexed = len(found)
-    found += function_word_windows(tokens, remembered, stop)
-    for at, (w, mi, sim) in enumerate(found):
+    # (window, remembered fix, similarity, whether it counts only among the words it was taught among)
+    found = [(w, mi, sim, False) for (wi, mi), sim in sims.items() for w in index.windows(keys[wi])]
+    found += [(w, mi, 1.0, True) for w, mi in function_word_windows(tokens, remembered, stop)]
+    for w, mi, sim, only_in_context in found:
         memo = remembered[mi]
         cand = window_candidate(segments, tokens, w, memo.final, memo.entity_type, CandidateSource.MEMORY)
         if cand is None:
@@ -80,7 +80,7 @@ def remembered_candidates(
             if taught:
                 here = neighbour_words(tokens[w.segment], w.first, w.last, language)
                 context = round(context_share(here, taught), 4)
-            if at >= indexed and (context or 0.0) < SAME_CONTEXT:
+            if only_in_context and (context or 0.0) < SAME_CONTEXT:
                 continue  # function words are a name only among the words they were taught among
             everyday = everyday_zipf(cand.original, language)
             cand.taught = TaughtMatch(
@@ -93,24 +93,25 @@ def remembered_candidates(
 
 def function_word_windows(
     tokens: list[list[Token]], remembered: list[RememberedCorrection], stop: frozenset[str]
-) -> list[tuple[Window, int, float]]:
-    """(window, remembered index, 1.0) where the words of an original made only of function words are heard again.
+) -> list[tuple[Window, int]]:
+    """(window, remembered index) where the words of an original made only of function words are heard again.
 
     The spotter's windows leave such words out ("one", "her": never a name on their own), so a fix the user taught
     on them ("one" → Juan) is found here, word for word; it is kept only where the words around are those it was
     taught among (SAME_CONTEXT), and there the memory's rules apply it.
     """
-    out: list[tuple[Window, int, float]] = []
-    for mi, m in enumerate(remembered):
-        words = [t.norm for t in tokenize(m.original)]
-        if not words or not all(w in stop for w in words):
-            continue
-        n = len(words)
-        for si, toks in enumerate(tokens):
-            norms = [t.norm for t in toks]
-            at = [i for i in range(len(norms) - n + 1) if norms[i : i + n] == words]
-            out.extend((Window(si, i, i + n - 1), mi, 1.0) for i in at)
-    return out
+    taught = [(mi, [t.norm for t in tokenize(m.original)]) for mi, m in enumerate(remembered)]
+    taught = [(mi, words) for mi, words in taught if words and all(w in stop for w in words)]
+    if not taught:
+        return []
+    norms = [[t.norm for t in toks] for toks in tokens]
+    return [
+        (Window(si, i, i + len(words) - 1), mi)
+        for mi, words in taught
+        for si, seg in enumerate(norms)
+        for i in range(len(seg) - len(words) + 1)
+        if seg[i : i + len(words)] == words
+    ]
 
 
 def everyday_zipf(text: str, language: str) -> float:
