@@ -1,4 +1,4 @@
-"""The memory rules' four bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
+"""The memory rules' five bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
 
 Rows: every second-half suggestion of `bench.measure.loop_check_folds --keep DIR` that carries a fix the user taught
 exactly (`remembered` = 1, not contested), or a list reading of a name the user fixed other words to
@@ -91,6 +91,12 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
         and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
         lambda r, v: r["gain"] >= v,
         [float(v) for v in range(-8, 5)], policy.FOR_GAIN,
+    ),
+    "BY_HAND_GAIN": (
+        lambda r: everyday(r) and r["times"] < 2 and r["by_hand"] and r["gain"] is not None
+        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r, v: r["gain"] >= v,
+        [float(v) for v in range(-8, 21)] + [math.inf], policy.BY_HAND_GAIN,
     ),
     "CONFIRMED_FLOOR": (
         lambda r: r["kind"] == "confirmed",

@@ -248,14 +248,16 @@ def test_a_taught_fix_comes_back_only_within_its_scope() -> None:
         ("done", 5.0, 1, ReviewAction.ACCEPT, None, False),  # everyday, taught once, nothing read it here
         ("done", 5.0, 1, ReviewAction.ACCEPT, -2.0, True),  # ... read nearly as likely as "done"
         ("done", 5.0, 1, ReviewAction.ACCEPT, -6.0, False),  # ... read far less likely
-        ("well", 5.9, 1, ReviewAction.MANUAL, 3.0, False),  # one hand fix of an everyday word: the reviewer decides
+        ("well", 5.9, 1, ReviewAction.MANUAL, 1.0, False),  # one hand fix of an everyday word: the reviewer decides
+        ("hands", 5.2, 1, ReviewAction.MANUAL, 5.1, True),  # ... unless the sentence reads the name clearly likelier
+        ("hands", 5.2, 1, ReviewAction.MANUAL, None, False),  # ... which nothing read here
         ("Crystal", 4.4, 2, ReviewAction.ACCEPT, -9.6, True),  # taught twice: applied ...
         ("Crystal", 4.4, 2, ReviewAction.ACCEPT, -25.0, False),  # ... unless the sentence rules the name out
         ("us", 6.04, 3, ReviewAction.ACCEPT, 1.8, False),  # as common as a function word, however often taught
         ("ninety three", 6.5, 2, ReviewAction.ACCEPT, -3.0, True),  # several words: taught twice, applied
     ],
 )
-def test_teaching_is_evidence_within_three_bounds(
+def test_teaching_is_evidence_within_its_bounds(
     original: str, zipf: float, times: int, action: ReviewAction, gain: float | None, applies: bool
 ) -> None:
     c = Candidate("1", 0, len(original), original, "Name", "PERSON", "memory")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
-from namesake.reliability.pieces import PIECES, Piece, merged_pieces, piece_runs
+from namesake.reliability.pieces import PIECES, Piece, merged_pieces, piece_runs, seam_words, written_once
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 
 DEV_CALL = Path(__file__).resolve().parent.parent / "data" / "dev_call.json.gz"
@@ -66,3 +66,44 @@ def test_on_the_dev_call_an_analysts_name_heard_in_pieces_is_one_suggestion() ->
     kept, _ = run_stages(inputs, settings)
     named = [(c.original, c.final, c.disposition, c.signals.get(PIECES)) for c in kept if "Peterson" in c.final]
     assert named == [("Tyco Pearson", "Tycho Peterson", Disposition.PENDING, 2.0)]
+
+
+SEAM = "Thanks to next energy partners and next, era of growth."
+
+
+def _at(original: str, final: str, decision: Disposition, nth: int = 0) -> Candidate:
+    start = SEAM.index(original) if nth == 0 else SEAM.index(original, SEAM.index(original) + 1)
+    c = Candidate("1", start, start + len(original), original, final, "ORG", CandidateSource.MEMORY)
+    c.disposition, c.confidence = decision, 0.9
+    return c
+
+
+def test_two_fixes_side_by_side_never_write_the_same_words_twice() -> None:
+    """ "next" → NextEra applied beside "energy" → NextEra Energy (both taught) read "NextEra NextEra Energy": the
+    applied final stands and the other keeps only what it adds; one left with nothing to change goes."""
+    assert seam_words("NextEra", "NextEra Energy") == 1 and seam_words("NextEra Energy", "Energy Partners") == 1
+    assert seam_words("NextEra", "Energy") == 0
+    kept = [
+        _at("next", "NextEra", Disposition.AUTO_APPLIED),
+        _at("energy", "NextEra Energy", Disposition.PENDING),
+        _at("next", "NextEra", Disposition.PENDING, nth=1),  # across a comma, before an applied fix it repeats
+        _at("era", "NextEra", Disposition.AUTO_APPLIED),
+    ]
+    out = written_once(kept, {"1": SEAM})
+    assert [(c.original, c.final, c.disposition) for c in out] == [
+        ("next", "NextEra", Disposition.AUTO_APPLIED),
+        ("energy", "Energy", Disposition.PENDING),
+        ("era", "NextEra", Disposition.AUTO_APPLIED),
+    ]
+    assert kept[1].final == "NextEra Energy"  # the stage's input is left as it was
+
+
+def test_words_heard_at_the_seam_are_not_a_repeat() -> None:
+    """Both fixes heard the word they share ("Energy" in each span): nothing is trimmed; nor without an applied one."""
+    text = "NextEra Energy Energy Partners"
+    a = Candidate("1", 0, 14, "NextEra Energy", "NextEra Energy", "ORG", CandidateSource.LISTS)
+    b = Candidate("1", 15, 30, "Energy Partners", "Energy Partners", "ORG", CandidateSource.LISTS)
+    a.disposition = b.disposition = Disposition.AUTO_APPLIED
+    assert [c.final for c in written_once([a, b], {"1": text})] == ["NextEra Energy", "Energy Partners"]
+    pending = [_at("next", "NextEra", Disposition.PENDING), _at("energy", "NextEra Energy", Disposition.PENDING)]
+    assert [c.final for c in written_once(pending, {"1": SEAM})] == ["NextEra", "NextEra Energy"]

@@ -226,14 +226,17 @@ def taught_in_like_context(c: Candidate) -> bool:
 # doubt left (0.60, 0.84, 0.94, …). With the other signals' evidence e the confidence is 1 − (1 − e)(1 − taught):
 # where the rules apply a taught pair (`taught_here`), the memory lifts it above the list's own reading.
 TAUGHT_ONCE = 0.6
-# The three bounds below were chosen on the held-out loop's review sessions, each fold's value chosen without it
-# (bench/fit/memory_bounds.py; docs/benchmarks/2026-12-05-memory-every-call.md): four folds of five chose these.
+# The bounds below were chosen on the held-out loop's review sessions, each fold's value chosen without it
+# (bench/fit/memory_bounds.py; docs/benchmarks/): four folds of five chose these.
 # An everyday original taught twice or more applies unless the language model reads the heard words this much likelier
 # in its sentence (nats): only a sentence that rules the name out.
 AGAINST_GAIN = -14.0
 # An everyday original taught once (accepted or edited) applies where the model reads the final nearly as likely as the
-# heard words (taught once by hand, it was harmful at any gain).
+# heard words.
 FOR_GAIN = -4.0
+# Taught once by hand (the reviewer typed it where no suggestion stood), only where the model reads the final clearly
+# likelier than the heard words: a hand fix of "well" says little about the next "well".
+BY_HAND_GAIN = 3.0
 # A single word this frequent (Zipf: "us" 6.0, "that's" 7.0) is a function word in all but name: however often it was
 # taught, it applies only among the words it was taught among ("us" → US, "that's" → Matt's: right 0, harmful 6).
 FUNCTION_GRADE = 5.5
@@ -258,9 +261,9 @@ def taught_here(c: Candidate) -> bool:
     original ("Crystal" → Christelle, "done" → Don) or a change of case alone ("genome" → Genome) is an ordinary word
     elsewhere, so it applies where the words around are those it was taught among; taught twice or more, unless the
     language model reads the heard words as far likelier in its sentence; taught once by accepting or editing, where the
-    model reads the final at least as likely. Once by hand, it waits for the reviewer: one hand fix of "well" says
-    little about the next "well"; nor does any teaching of a word as common as a function word ("us" → US). A paste or
-    a sentence never applies elsewhere.
+    model reads the final at least as likely; once by hand, only where the model reads the final clearly likelier (one
+    hand fix of "well" says little about the next "well"). No teaching of a word as common as a function word ("us" →
+    US) applies elsewhere by itself. A paste or a sentence never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
     if not taught(c):
@@ -277,7 +280,7 @@ def taught_here(c: Candidate) -> bool:
     if c.taught.frequency >= 2:
         return gain is None or gain >= AGAINST_GAIN
     by_hand = c.taught.action == ReviewAction.MANUAL
-    return not by_hand and gain is not None and gain >= FOR_GAIN
+    return gain is not None and gain >= (BY_HAND_GAIN if by_hand else FOR_GAIN)
 
 
 # A reading over a wider span that the language model reads this much likelier (nats) than a taught fix inside it

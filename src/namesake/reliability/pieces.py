@@ -6,6 +6,10 @@ fixes. After the decision, a run of pending suggestions side by side (only space
 together as one list value becomes one pending suggestion over the whole name, at the lowest of their confidences:
 one decision, and the whole pair taught. Pieces applied by themselves are left as they are: together they already
 write the whole name.
+
+Two pieces may also write the same words at their seam: "next" → NextEra applied, and beside it "energy" → NextEra
+Energy (each taught on its own) would read "NextEra NextEra Energy". The applied final stands; the other gives up the
+words it would write again (`written_once`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from typing import NamedTuple
 
 from namesake.core import compact
@@ -22,6 +27,8 @@ from namesake.domain import Candidate, CandidateSource, Disposition
 # What marks a suggestion made of pieces among a transcript's suggestions (the number of pieces, in its signals).
 PIECES = "pieces"
 _GAP = re.compile(r"\s+")
+# What may stand between two suggestions whose finals meet at a seam: spaces, a comma.
+_SEAM = re.compile(r"[\s,]*")
 
 
 class Piece(NamedTuple):
@@ -92,3 +99,49 @@ def _merge(run: list[Candidate], text: str) -> Candidate:
     merged.signals = {**weakest.signals, PIECES: float(len(run))}
     merged.match_original, merged.match_final = text[start:end], final
     return merged
+
+
+def seam_words(before: str, after: str) -> int:
+    """How many last words of `before` are the first words of `after` (compared compact): what two fixes side by side
+    would write twice."""
+    b, a = before.split(), after.split()
+    for n in range(min(len(b), len(a)), 0, -1):
+        if [compact(w) for w in b[-n:]] == [compact(w) for w in a[:n]]:
+            return n
+    return 0
+
+
+def written_once(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
+    """`kept` with no words written twice at a seam beside an applied suggestion: the other one's final loses the words
+    the applied final already writes (words it heard itself are not a repeat), and a suggestion left with nothing to
+    change goes."""
+    order = sorted(range(len(kept)), key=lambda i: (kept[i].segment_id, kept[i].start_char))
+    cur: dict[int, Candidate | None] = dict(enumerate(kept))
+    for i, j in pairwise(order):
+        a, b = cur[i], cur[j]
+        if a is None or b is None or a.segment_id != b.segment_id:
+            continue
+        if not _SEAM.fullmatch(texts.get(a.segment_id, "")[a.end_char : b.start_char]):
+            continue
+        n = seam_words(a.final, b.final)
+        if not n:
+            continue
+        if a.disposition is Disposition.AUTO_APPLIED and not _heard(b.original.split()[:n], b.final.split()[:n]):
+            cur[j] = _with_final(b, " ".join(b.final.split()[n:]))
+        elif b.disposition is Disposition.AUTO_APPLIED and not _heard(a.original.split()[-n:], a.final.split()[-n:]):
+            cur[i] = _with_final(a, " ".join(a.final.split()[:-n]))
+    return [c for c in cur.values() if c is not None]
+
+
+def _heard(words: list[str], final_words: list[str]) -> bool:
+    return [compact(w) for w in words] == [compact(w) for w in final_words]
+
+
+def _with_final(c: Candidate, final: str) -> Candidate | None:
+    """The suggestion with a shorter final, or None when it would change nothing."""
+    if not final or final == c.original:
+        return None
+    out = replace(c, final=final)
+    out.signals = dict(c.signals)
+    out.match_final = final
+    return out

@@ -23,7 +23,7 @@ from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_cou
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import apply_refusals, confirm_names
-from namesake.reliability.pieces import merged_pieces
+from namesake.reliability.pieces import merged_pieces, written_once
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context
 from namesake.reliability.score import (
@@ -181,7 +181,7 @@ def run_stages(
     language_model: LanguageModel | None = None,
 ) -> tuple[list[Candidate], RunStats]:
     """spot → gate → signals → memory boost → the language model on everyday words → LLM on the uncertain
-    → score → decide; pure but for the ports."""
+    → score → decide → edge forms, pieces, whole names, seams; pure but for the ports."""
     weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)
     by_id = {s.id: s for s in inputs.segments}
@@ -238,7 +238,7 @@ def run_stages(
         if fixes:  # in the order resolve_overlaps leaves the rest
             kept = sorted(kept + fixes, key=lambda c: (c.segment_id, c.start_char))
     values = [v for vs in inputs.dictionary.lists.values() for v in vs]
-    kept = made_whole(merged_pieces(kept, texts, values), texts, values)
+    kept = written_once(made_whole(merged_pieces(kept, texts, values), texts, values), texts)
     stats.suggestions = len(kept)
     stats.auto_applied = sum(c.disposition is Disposition.AUTO_APPLIED for c in kept)
     stats.pending = stats.suggestions - stats.auto_applied
