@@ -8,6 +8,7 @@ from pathlib import Path
 
 from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CandidateSource, CanonicalDictionary, Disposition, Segment
+from namesake.reliability.edge_forms import EDGE_FORM
 from namesake.reliability.pieces import PIECES, Piece, merged_pieces, piece_runs, seam_words, written_once
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 
@@ -96,6 +97,7 @@ def test_two_fixes_side_by_side_never_write_the_same_words_twice() -> None:
         ("era", "NextEra", Disposition.AUTO_APPLIED),
     ]
     assert kept[1].final == "NextEra Energy"  # the stage's input is left as it was
+    assert out[1].signals.get(EDGE_FORM) == 1.0  # a change of form left: the rest of a name, accepting teaches nothing
 
 
 def test_words_heard_at_the_seam_are_not_a_repeat() -> None:

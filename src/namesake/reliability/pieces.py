@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from namesake.core import compact
 from namesake.domain import Candidate, CandidateSource, Disposition
+from namesake.reliability.edge_forms import EDGE_FORM
 
 # What marks a suggestion made of pieces among a transcript's suggestions (the number of pieces, in its signals).
 PIECES = "pieces"
@@ -138,10 +139,13 @@ def _heard(words: list[str], final_words: list[str]) -> bool:
 
 
 def _with_final(c: Candidate, final: str) -> Candidate | None:
-    """The suggestion with a shorter final, or None when it would change nothing."""
+    """The suggestion with a shorter final, or None when it would change nothing; left with a change of form only
+    ("energy" → Energy), it is the rest of a name fixed beside it, which accepting does not teach (`EDGE_FORM`)."""
     if not final or final == c.original:
         return None
     out = replace(c, final=final)
     out.signals = dict(c.signals)
+    if compact(final) == compact(c.original):
+        out.signals[EDGE_FORM] = 1.0
     out.match_final = final
     return out
