@@ -2,7 +2,8 @@
 how often the walk comes back to a file it had left, and which files it keeps coming back to.
 
 Every function of `src/namesake` that the run calls is taken in the order it is first called (a reader reads a
-function once); a *visit* is a run of those functions in one file, a *return* a visit to a file already left.
+function once, with the comprehensions, lambdas and functions written inside it); a *visit* is a run of those
+functions in one file, a *return* a visit to a file already left.
 The default is the shipped pipeline on the bundled English meeting, the language model read as shipped.
 
     python -m bench.measure.walk [--json FILE] [--top 8] [--lm none]
@@ -28,13 +29,14 @@ SAMPLE = SRC / "namesake" / "samples" / "meeting_en.json"
 
 
 def first_calls(inputs: PipelineInputs, settings: Settings) -> list[tuple[str, str]]:
-    """(file, function) of every namesake function the stages call, in the order each is first called."""
+    """(file, function) of every namesake function the stages call, in the order each is first called; what is
+    written inside a function (`f.<locals>.g`, a comprehension, a lambda) is read with it, as `f`."""
     seen: dict[tuple[str, str], None] = {}
     root = str(SRC / "namesake")
 
     def profile(frame: FrameType, event: str, _arg: Any) -> None:
         if event == "call" and frame.f_code.co_filename.startswith(root):
-            key = (frame.f_code.co_filename[len(root) + 1 :], frame.f_code.co_qualname)
+            key = (frame.f_code.co_filename[len(root) + 1 :], frame.f_code.co_qualname.split(".<locals>")[0])
             seen.setdefault(key, None)
 
     sys.setprofile(profile)
