@@ -167,7 +167,12 @@ def unknown_to_scorer(calls: dict[str, dict[str, Any]], runs: list[dict[str, Any
 
 def fixed_by_itself(y: Any, seg: dict[str, Any], error: dict[str, Any], suggestions: list[dict[str, Any]]) -> bool:
     """Whether the auto-applied suggestions of a segment make this error right (the yardstick's rule)."""
-    mine = [s for s in suggestions if str(s["segment_id"]) == seg["id"] and s["status"] == "auto_applied"]
+    return fixed_by(y, seg, error, [s for s in suggestions if s["status"] == "auto_applied"])
+
+
+def fixed_by(y: Any, seg: dict[str, Any], error: dict[str, Any], suggestions: list[dict[str, Any]]) -> bool:
+    """Whether the given suggestions of a segment, applied together, make this error right (the yardstick's rule)."""
+    mine = [s for s in suggestions if str(s["segment_id"]) == seg["id"]]
     new, edits = y.apply(seg["text"], y.clean(mine, seg["text"], collections.Counter()))
     return bool(y.entity_ok(error, new, edits))
 

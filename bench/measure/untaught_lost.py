@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import bench_file, yardstick
-from bench.measure.loop_check_folds import fixed_by_itself, second_half_errors
+from bench.measure.loop_check_folds import fixed_by, fixed_by_itself, second_half_errors
 
 
 @dataclass(frozen=True)
@@ -80,10 +80,9 @@ def unsuggested_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[
     y, calls = yardstick(), _calls(file)
     out = []
     for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
-        mine = [s for s in got["mem"] if str(s["segment_id"]) == seg["id"]]
-        if not taught or y.entity_ok(g, *y.apply(seg["text"], y.clean(mine, seg["text"], collections.Counter()))):
+        if not taught or fixed_by(y, seg, g, got["mem"]):
             continue
-        over = _over(mine, seg["id"], g)
+        over = _over(got["mem"], seg["id"], g)
         right_there = any(y.entity_ok(g, *y.apply(seg["text"], [s])) for s in over)
         out.append((unsuggested_kind(over, right_there), g["hyp_span"], g["ref_span"], over))
     return out

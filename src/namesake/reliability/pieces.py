@@ -106,10 +106,7 @@ def seam_words(before: str, after: str) -> int:
     """How many last words of `before` are the first words of `after` (compared compact): what two fixes side by side
     would write twice."""
     b, a = before.split(), after.split()
-    for n in range(min(len(b), len(a)), 0, -1):
-        if [compact(w) for w in b[-n:]] == [compact(w) for w in a[:n]]:
-            return n
-    return 0
+    return next((n for n in range(min(len(b), len(a)), 0, -1) if _same_words(b[-n:], a[:n])), 0)
 
 
 def written_once(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate]:
@@ -122,20 +119,22 @@ def written_once(kept: list[Candidate], texts: dict[str, str]) -> list[Candidate
         a, b = cur[i], cur[j]
         if a is None or b is None or a.segment_id != b.segment_id:
             continue
-        if not _SEAM.fullmatch(texts.get(a.segment_id, "")[a.end_char : b.start_char]):
+        if not _SEAM.fullmatch(texts[a.segment_id][a.end_char : b.start_char]):
             continue
         n = seam_words(a.final, b.final)
         if not n:
             continue
-        if a.disposition is Disposition.AUTO_APPLIED and not _heard(b.original.split()[:n], b.final.split()[:n]):
-            cur[j] = _with_final(b, " ".join(b.final.split()[n:]))
-        elif b.disposition is Disposition.AUTO_APPLIED and not _heard(a.original.split()[-n:], a.final.split()[-n:]):
-            cur[i] = _with_final(a, " ".join(a.final.split()[:-n]))
+        heard_a, final_a, heard_b, final_b = a.original.split(), a.final.split(), b.original.split(), b.final.split()
+        if a.disposition is Disposition.AUTO_APPLIED and not _same_words(heard_b[:n], final_b[:n]):
+            cur[j] = _with_final(b, " ".join(final_b[n:]))
+        elif b.disposition is Disposition.AUTO_APPLIED and not _same_words(heard_a[-n:], final_a[-n:]):
+            cur[i] = _with_final(a, " ".join(final_a[:-n]))
     return [c for c in cur.values() if c is not None]
 
 
-def _heard(words: list[str], final_words: list[str]) -> bool:
-    return [compact(w) for w in words] == [compact(w) for w in final_words]
+def _same_words(one: list[str], other: list[str]) -> bool:
+    """The same words, compared compact (case and punctuation aside)."""
+    return [compact(w) for w in one] == [compact(w) for w in other]
 
 
 def _with_final(c: Candidate, final: str) -> Candidate | None:
