@@ -1,14 +1,16 @@
-"""The memory rules' five bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
+"""The memory rules' six bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
 
 Rows: every second-half suggestion of `bench.measure.loop_check_folds --keep DIR` that carries a fix the user taught
-exactly (`remembered` = 1, not contested), or a list reading of a name the user fixed other words to
-(`name_confirmed`, for `CONFIRMED_FLOOR`), labelled by the yardstick's harm rule (applied alone it fixes an entity or
-brings the words nearer, breaking nothing: right; it breaks an entity or adds word errors: harmful). The labels do
-not depend on what the rules decided, so one run's rows weigh any bounds.
+exactly (`remembered` = 1, not contested), a list reading of a name the user fixed other words to (`name_confirmed`,
+for `CONFIRMED_FLOOR`), or a pair the user refused that its sentence brought back (`refused`, for
+`REFUSED_READ_GAIN`: a run with that bound at -inf brings back every one the signals would apply), labelled by the
+yardstick's harm rule (applied alone it fixes an entity or brings the words nearer, breaking nothing: right; it breaks
+an entity or adds word errors: harmful). The labels do not depend on what the rules decided, so one run's rows weigh
+any bounds (but the refused rows: only those of a run with that bound at -inf).
 
 Each bound of `reliability/memory_policy.py` is chosen on four folds' rows (the value that maximises right − 3 ×
-harmful among what it lets apply, harm weighed as the scorer's fit weighs it) and read on the fifth. When every fold
-chooses the shipped value, the loop's figures are held out for the bounds as they are for the scorer.
+harmful among what it lets apply, harm weighed as the scorer's fit weighs it; 8 for a refused pair brought back, as
+the reading trees weigh it) and read on the fifth. When every fold chooses the shipped value, the loop's figures are held out for the bounds as they are for the scorer.
 
 Usage: python -m bench.fit.memory_bounds --keep DIR [--keep DIR2 …]
 """
@@ -26,9 +28,13 @@ from typing import Any
 import numpy as np
 
 from bench.common import judge
+from bench.fit.calibrate_reading import READ_WORSE_WEIGHT
 from namesake.reliability import memory_policy as policy
 
 HARM_WEIGHT = 3.0  # as the scorer's trees weigh a harmful positive (calibrate.WORSE_WEIGHT)
+# A refused pair brought back is a rewrite the language model read, against the user's own word: its harm weighs as
+# the reading trees weigh it (calibrate_reading.READ_WORSE_WEIGHT).
+BOUND_HARM_WEIGHTS = {"REFUSED_READ_GAIN": READ_WORSE_WEIGHT}
 
 Row = dict[str, Any]
 
@@ -47,7 +53,11 @@ def rows_of(keep: Path) -> list[Row]:
                 sig = s["signals"]
                 if sig.get("contested"):
                     continue
-                kind = "taught" if sig.get("remembered") == 1.0 else "confirmed" if sig.get("name_confirmed") else None
+                kind = (
+                    "taught" if sig.get("remembered") == 1.0
+                    else "confirmed" if sig.get("name_confirmed")
+                    else "refused" if sig.get("refused") else None
+                )  # fmt: skip
                 if kind is None:
                     continue
                 fixed, broken, closer = judge(segs[str(s["segment_id"])], s)
@@ -62,9 +72,9 @@ def rows_of(keep: Path) -> list[Row]:
     return out
 
 
-def worth(rows: list[Row]) -> float:
-    """Right minus HARM_WEIGHT × harmful: what letting these rows apply is worth."""
-    return float(sum(r["right"] for r in rows) - HARM_WEIGHT * sum(r["harm"] for r in rows))
+def worth(rows: list[Row], harm_weight: float = HARM_WEIGHT) -> float:
+    """Right minus harm_weight × harmful: what letting these rows apply is worth."""
+    return float(sum(r["right"] for r in rows) - harm_weight * sum(r["harm"] for r in rows))
 
 
 def everyday(r: Row) -> bool:
@@ -103,12 +113,19 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
         lambda r, v: r["confidence"] >= v,
         [float(v) for v in np.arange(0.15, 0.661, 0.05)], policy.CONFIRMED_FLOOR,
     ),
+    "REFUSED_READ_GAIN": (
+        lambda r: r["kind"] == "refused",
+        lambda r, v: r["gain"] is not None and r["gain"] >= v,
+        [float(v) for v in range(-4, 21)] + [math.inf], policy.REFUSED_READ_GAIN,
+    ),
 }  # fmt: skip
 
 
-def best(rows: list[Row], applies: Callable[[Row, float], bool], grid: list[float]) -> float:
+def best(
+    rows: list[Row], applies: Callable[[Row, float], bool], grid: list[float], harm_weight: float = HARM_WEIGHT
+) -> float:
     """The grid value whose applied rows are worth most (ties: the stricter, the later in the grid for gains)."""
-    scores = [(worth([r for r in rows if applies(r, v)]), i) for i, v in enumerate(grid)]
+    scores = [(worth([r for r in rows if applies(r, v)], harm_weight), i) for i, v in enumerate(grid)]
     return grid[max(scores)[1]]
 
 
@@ -119,19 +136,20 @@ def main() -> None:
     a = ap.parse_args()
     rows = [r for keep in a.keep for r in rows_of(keep)]
     folds = sorted({r["fold"] for r in rows})
-    print(f"{len(rows)} taught or confirmed suggestions in {len(folds)} folds\n")
+    print(f"{len(rows)} taught, confirmed or refused suggestions in {len(folds)} folds\n")
     heads = " | ".join(f"without fold {k}" for k in folds)
     print(f"| bound | shipped | chosen on all | {heads} | held out: right / harmful applied |")
     print("|---|---|---|" + "---|" * len(folds) + "---|")
     for name, (governs, applies, grid, shipped) in BOUNDS.items():
         mine = [r for r in rows if governs(r)]
+        weight = BOUND_HARM_WEIGHTS.get(name, HARM_WEIGHT)
         chosen, right, harm = [], 0, 0
         for k in folds:
-            v = best([r for r in mine if r["fold"] != k], applies, grid)
+            v = best([r for r in mine if r["fold"] != k], applies, grid, weight)
             chosen.append(v)
             held = [r for r in mine if r["fold"] == k and applies(r, v)]
             right, harm = right + sum(r["right"] for r in held), harm + sum(r["harm"] for r in held)
-        everywhere = best(mine, applies, grid)
+        everywhere = best(mine, applies, grid, weight)
         print(f"| {name} ({len(mine)} rows) | {shipped:g} | {everywhere:g} | " + " | ".join(f"{v:g}" for v in chosen)
               + f" | {right} / {harm} |")  # fmt: skip
 

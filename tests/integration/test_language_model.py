@@ -14,6 +14,7 @@ from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, Segment
 from namesake.language_model import local as language_model
 from namesake.language_model.local import LocalLanguageModel, bundled_model_path, load_language_model
+from namesake.reliability.memory_policy import REFUSED_READ_GAIN, refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
@@ -221,6 +222,28 @@ def test_the_pipeline_leaves_an_everyday_word_alone_unless_the_words_around_it_b
     backed = by_span[("3", "Microsoft teams")]
     assert backed.disposition is Disposition.AUTO_APPLIED and backed.signals[GAIN] > 0
     assert backed.signals[PAIR_READS] == 1 and backed.signals[PAIR_GAIN] == backed.signals[GAIN]  # how its pair reads
+
+
+def test_a_refused_pair_comes_back_by_itself_only_where_its_sentence_reads_the_name(lm: LocalLanguageModel) -> None:
+    """Rejecting "teams" → Teams in "our sales teams" says nothing about "using Microsoft teams"; it is never queued."""
+    segs = [
+        Segment("1", "We kicked that off virtually, using Zoom and Microsoft teams, just two weeks ago."),
+        Segment("2", "Our sales teams did very well this quarter, and the service teams too."),
+    ]
+    teams = CanonicalDictionary({"orgs": ["Teams", "Zoom"]})
+    fresh, _ = run_stages(PipelineInputs(segs, teams), Settings(), language_model=lm)
+    assert {(c.segment_id, c.disposition) for c in fresh if c.original == "teams"} == {
+        ("1", Disposition.AUTO_APPLIED),
+        ("2", Disposition.PENDING),
+    }
+    refused = {refusal_key("teams", "Teams"): 1}
+    kept, stats = run_stages(PipelineInputs(segs, teams, refused=refused), Settings(), language_model=lm)
+    back = [c for c in kept if c.original == "teams"]
+    assert [(c.segment_id, c.disposition) for c in back] == [("1", Disposition.AUTO_APPLIED)]
+    assert back[0].signals[GAIN] >= REFUSED_READ_GAIN and back[0].audit()["refused"] == 1.0
+    assert stats.refused_by_user == 2  # the two in "our sales teams … the service teams" stay refused
+    unread, _ = run_stages(PipelineInputs(segs, teams, refused=refused), Settings(reliability_language_model="none"))
+    assert not [c for c in unread if c.original == "teams"]  # nothing read: the refusal holds everywhere
 
 
 def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_path: Path) -> None:

@@ -17,8 +17,16 @@ from namesake.domain.types import (
     TaughtMatch,
     spoken_forms,
 )
+from namesake.reliability import memory_policy
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import apply_refusals, memory_bounds, refusal_key, take_remembered_final
+from namesake.reliability.memory_policy import (
+    apply_refusals,
+    mark_refusals,
+    memory_bounds,
+    refusal_key,
+    refusal_stands,
+    take_remembered_final,
+)
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.score import Scorer, confidence, dispose, resolve_overlaps, score_candidates
 from namesake.reliability.spot import spot_candidates, token_set_similarity, word_for_letters
@@ -373,6 +381,27 @@ def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
         [RememberedCorrection("for Acne", "Acme", "ORG", frequency=3)],
     )
     assert twice[0].refused_as_often  # refused as often as made: a reviewer decides
+
+
+def test_a_refused_pair_comes_back_only_where_its_sentence_reads_it_and_it_would_apply() -> None:
+    def refused(gain: float | None, disposition: Disposition = Disposition.AUTO_APPLIED) -> Candidate:
+        c = Candidate("1", 0, 3, "one", "Juan", "PERSON", "rag", disposition=disposition, refused=1)
+        if gain is not None:
+            c.signals["lm_gain"] = gain
+        return c
+
+    bar = memory_policy.REFUSED_READ_GAIN
+    assert not refusal_stands(refused(bar))  # "Juan said": the sentence says it is the name
+    assert refusal_stands(refused(bar - 0.5))  # "one of the best", where it was refused
+    assert refusal_stands(refused(None))  # not read: the refusal holds
+    assert refusal_stands(refused(bar + 5, Disposition.PENDING))  # a refused pair is never queued again
+    assert not refusal_stands(Candidate("1", 0, 3, "one", "Juan", "PERSON", "rag"))  # never refused
+    marked = mark_refusals([Candidate("1", 0, 3, "one", "Juan", "PERSON", "rag")], {refusal_key("one", "Juan"): 2}, [])
+    assert marked[0].refused == 2 and marked[0].audit()["refused"] == 2.0
+    # the user taught these words another final: they said what the words are, the refusal is for good
+    columbia = Candidate("1", 0, 8, "columbia", "Columbia", "LOCATION", "rag")
+    taught = [RememberedCorrection("columbia", "Colombia", "LOCATION")]
+    assert mark_refusals([columbia], {refusal_key("columbia", "Columbia"): 1}, taught) == []
 
 
 @pytest.mark.parametrize("policy", ["rules", "learned"])

@@ -340,6 +340,7 @@ class Candidate:
     # Policy flags, not model features: they bound the decision, never the confidence.
     contested: bool = False  # the user both made and refused this pair: the signals alone decide
     refused_as_often: bool = False  # contested, and refused at least as often as made: a reviewer decides
+    refused: int = 0  # times the user refused this pair (never made): held back unless its sentence reads it
     name_confirmed: bool = False  # the user fixed other words to this final: the name is theirs (memory_policy)
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     rewrites_canonical: bool = False  # a taught fix of a spelling the list says is right: a reviewer decides
@@ -360,6 +361,8 @@ class Candidate:
             extra.update(self.taught.audit())
         if self.covers_reading is not None:
             extra["covers_reading"] = float(DISPOSITION_RANK[self.covers_reading])
+        if self.refused:
+            extra["refused"] = float(self.refused)
         flags = {
             "contested": self.contested,
             "extends_right_entity": self.extends_right_entity,

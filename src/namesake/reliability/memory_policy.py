@@ -1,8 +1,9 @@
 """How assertive the user's memory is: the one room for every rule on what a remembered correction may do.
 
 The memory proposes (the spotter finds remembered originals; the reader's boost adds `memory_bonus`), and these
-rules bound it: a refused pair is never proposed again, a pair both made and refused is contested (the
-signals alone decide), a remembered correction is at least shown, and the memory alone never rewrites.
+rules bound it: a refused pair is not proposed again (but where its sentence reads it and it would apply by itself),
+a pair both made and refused is contested (the signals alone decide), a remembered correction is at least shown, and
+the memory alone never rewrites.
 """
 
 from __future__ import annotations
@@ -153,28 +154,60 @@ def times_refused(c: Candidate, refused_by_final: dict[str, list[tuple[str, int]
     return times
 
 
-def apply_refusals(
+def mark_refusals(
     cands: list[Candidate], refused: dict[tuple[str, str], int], remembered: list[RememberedCorrection]
 ) -> list[Candidate]:
-    """Drop what the user refused, in any span that carries it; a pair both refused and made is contested, and
-    one refused at least as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/benchmarks/memory.md).
+    """The candidates less what the user refused for good, the rest of what they refused marked.
+
+    A pair they refused and never made is marked `refused` (times): it waits for its sentence (refusal_stands), unless
+    they taught the same words another final (they said what the words are: "columbia" → Colombia taught,
+    "columbia" → Columbia refused), then it goes. A pair both refused and made is contested, and one refused at least
+    as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/benchmarks/memory.md).
     """
+    if not refused:
+        return cands
     made: dict[tuple[str, str], int] = {}
     for m in remembered:
         made[pair(m)] = made.get(pair(m), 0) + m.frequency
+    taught_words = {original for original, _ in made}
     by_final: dict[str, list[tuple[str, int]]] = {}
     for (original, final), n in refused.items():
         by_final.setdefault(final, []).append((original, n))
     kept = []
     for c in cands:
-        n = times_refused(c, by_final) if by_final else 0
-        if n:
-            if pair(c) not in made:
-                continue
+        n = times_refused(c, by_final)
+        if n and pair(c) in made:
             c.contested = True
             c.refused_as_often = n * REFUSAL_WEIGHT >= made[pair(c)]
+        elif n and compact(c.original) in taught_words:
+            continue
+        elif n:
+            c.refused = n
         kept.append(c)
     return kept
+
+
+def apply_refusals(
+    cands: list[Candidate], refused: dict[tuple[str, str], int], remembered: list[RememberedCorrection]
+) -> list[Candidate]:
+    """Drop what the user refused (mark_refusals), whatever its sentence: for what no model reads."""
+    return [c for c in mark_refusals(cands, refused, remembered) if not c.refused]
+
+
+# A pair the user refused comes back by itself only where the language model reads its final this much likelier
+# (nats) than the heard words in the sentence, and the signals alone would apply it: a reject of "one" → Juan in
+# "one of the best" says nothing about "Juan said". Chosen on the held-out loop's review sessions, fold by fold
+# (bench/fit/memory_bounds.py).
+REFUSED_READ_GAIN = 0.0
+
+
+def refusal_stands(c: Candidate) -> bool:
+    """Whether a refusal keeps this candidate out: refused, unless its sentence reads it REFUSED_READ_GAIN likelier
+    and it would apply by itself (a refused pair is never queued for the reviewer again)."""
+    if not c.refused:
+        return False
+    gain = c.signals.get("lm_gain")
+    return gain is None or gain < REFUSED_READ_GAIN or c.disposition is not Disposition.AUTO_APPLIED
 
 
 # A list reading of a name the user fixed other words to before ("covert" → COVID taught, "Kovar" → COVID here) applies

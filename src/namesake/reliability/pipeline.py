@@ -22,10 +22,10 @@ from namesake.reliability.ask_llm import is_uncertain, run_llm_stage
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import apply_refusals, confirm_names
+from namesake.reliability.memory_policy import confirm_names, mark_refusals, refusal_stands
 from namesake.reliability.pieces import merged_pieces, written_once
 from namesake.reliability.ports import LanguageModel, LLMProvider
-from namesake.reliability.reading import needs_reading, read_in_context
+from namesake.reliability.reading import needs_reading, read_in_context, reads
 from namesake.reliability.score import (
     Scorer,
     confidence_ceilings,
@@ -132,8 +132,8 @@ def candidate_signals(
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
-    cands = apply_refusals(gate.passed, inputs.refused, inputs.remembered)
-    stats.refused_by_user = len(gate.passed) - len(cands)
+    cands: list[Candidate] = mark_refusals(gate.passed, inputs.refused, inputs.remembered)
+    stats.refused_by_user = len(gate.passed) - len(cands) + sum(c.refused > 0 for c in cands)
     confirm_names(cands, inputs.remembered)
 
     def signals() -> None:
@@ -141,6 +141,8 @@ def candidate_signals(
             if i % CANCEL_CHECK_EVERY == 0:
                 check_cancelled()
             fill_signals(c, by_id[c.segment_id], inputs.language)
+        # a refused pair the model cannot read stays refused here; the rest wait for their sentence (refusal_stands)
+        cands[:] = [c for c in cands if not c.refused or reads(c.signals)]
         fill_context_signals(cands)
         if scorer is not None:
             ceilings = confidence_ceilings(cands, scorer, CONTEXT_SIGNALS)
@@ -230,6 +232,8 @@ def run_stages(
         stats.llm = asdict(llm_stats)
         score_candidates(cands, weights)
 
+    cands = [c for c in cands if not refusal_stands(c)]
+    stats.refused_by_user -= sum(c.refused > 0 for c in cands)  # what its sentence brought back
     cands = resolve_overlaps(cands)  # a list reading held beside a taught fix: now both are read, one keeps the span
     kept = [c for c in cands if c.disposition is not Disposition.DROPPED and changes_text(c.original, c.final)]
     texts = {s.id: s.text for s in inputs.segments}
@@ -260,9 +264,10 @@ def _scored(
     """Spot, gate, signals and a first score; the best reading of each span (the boost and the LLM see one a span)."""
     cands = candidate_signals(inputs, settings, stats, with_llm=with_llm, scorer=weights)
     _timed(stats, "score", lambda: score_candidates(cands, weights))
-    worth = [c for c in cands if _worth_keeping(c)]
+    worth = [c for c in cands if _worth_keeping(c) and not c.refused]
     best: list[Candidate] = _timed(stats, "overlaps", lambda: resolve_overlaps(worth, hold_wider=True))
-    return best
+    # a refused pair waits for its sentence beside the span's best reading, not in its place (refusal_stands)
+    return best + [c for c in cands if c.refused and _worth_keeping(c)]
 
 
 def would_read(inputs: PipelineInputs, settings: Settings) -> bool:

@@ -69,7 +69,7 @@ export function renderMemory() {
   document.querySelector("#memory-table tr.selected")?.scrollIntoView({ block: "nearest" });
 }
 
-// What the user refused: never proposed to them again until they take it back here.
+// What the user refused: not proposed to them again until they take it back here (but where a sentence reads it).
 function renderRefusals() {
   const rows = (state.refusals || []).map((r, i) => {
     const forget = el("button", { type: "button", "data-i": String(i) }, "Take back");
