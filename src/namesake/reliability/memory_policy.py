@@ -261,7 +261,8 @@ def taught_in_like_context(c: Candidate) -> bool:
 TAUGHT_ONCE = 0.6
 # The bounds below were chosen on the held-out loop's review sessions, each fold's value chosen without it
 # (bench/fit/memory_bounds.py); what each run's folds chose, and why a looser choice was not taken where it raised
-# harm above a fresh user's: docs/benchmarks/2026-12-06-memory-hand-fixes-and-seams.md.
+# harm above a fresh user's: docs/benchmarks/2026-12-06-memory-hand-fixes-and-seams.md (and for REFUSED_READ_GAIN,
+# docs/benchmarks/2026-12-06-memory-refusals-in-their-sentence.md).
 # An everyday original taught twice or more applies unless the language model reads the heard words this much likelier
 # in its sentence (nats): only a sentence that rules the name out.
 AGAINST_GAIN = -14.0
