@@ -10,7 +10,8 @@ any bounds (but the refused rows: only those of a run with that bound at -inf).
 
 Each bound of `reliability/memory_policy.py` is chosen on four folds' rows (the value that maximises right − 3 ×
 harmful among what it lets apply, harm weighed as the scorer's fit weighs it; 8 for a refused pair brought back, as
-the reading trees weigh it) and read on the fifth. When every fold chooses the shipped value, the loop's figures are held out for the bounds as they are for the scorer.
+the reading trees weigh it) and read on the fifth. When every fold chooses the shipped value, the loop's figures are
+held out for the bounds as they are for the scorer.
 
 Usage: python -m bench.fit.memory_bounds --keep DIR [--keep DIR2 …]
 """
