@@ -63,8 +63,8 @@ class FakeAnalysisStores:
     ) -> list[Suggestion]:
         self.saved[transcript_id] = [
             Suggestion(
-                str(uuid.uuid4()), c.segment_id, c.start_char, c.end_char, c.original, c.final, c.entity_type,
-                c.confidence, SuggestionStatus(c.disposition.value), c.source, dict(c.signals),
+                c.segment_id, c.start_char, c.end_char, c.original, c.final, c.entity_type,
+                str(uuid.uuid4()), c.confidence, SuggestionStatus(c.disposition.value), c.source, dict(c.signals),
             )
             for c in kept
         ]  # fmt: skip

@@ -48,8 +48,8 @@ class Row:
 
     def suggestion(self) -> Suggestion:
         return Suggestion(
-            str(self.id), self.segment_id, self.start_char, self.end_char, self.original, self.final,
-            self.entity_type, 0.5, self.status, self.source, dict(self.signals),
+            self.segment_id, self.start_char, self.end_char, self.original, self.final, self.entity_type,
+            str(self.id), 0.5, self.status, self.source, dict(self.signals),
         )  # fmt: skip
 
     def stored(self) -> StoredSuggestion:

@@ -19,7 +19,7 @@ def test_an_overlapping_or_out_of_range_edit_is_skipped_not_garbled() -> None:
 def test_only_auto_applied_suggestions_are_written_in_and_every_segment_comes_back() -> None:
     segs = [Segment("1", "Reiner spoke"), Segment("2", "nothing here")]
     sugg = [
-        Suggestion("a", "1", 0, 6, "Reiner", "Rainer", "PERSON", 0.9, SuggestionStatus.AUTO_APPLIED, "rag", {}),
-        Suggestion("b", "1", 7, 12, "spoke", "Spoke", "KEYWORD", 0.5, SuggestionStatus.PENDING, "rag", {}),
+        Suggestion("1", 0, 6, "Reiner", "Rainer", "PERSON", "a", 0.9, SuggestionStatus.AUTO_APPLIED, "rag", {}),
+        Suggestion("1", 7, 12, "spoke", "Spoke", "KEYWORD", "b", 0.5, SuggestionStatus.PENDING, "rag", {}),
     ]
     assert corrected_segments(segs, sugg) == [{"id": "1", "text": "Rainer spoke"}, {"id": "2", "text": "nothing here"}]

@@ -20,7 +20,7 @@ SEGMENTS = [
 
 def _s(segment: str, original: str, final: str, status: SuggestionStatus, text: str = TEXT) -> Suggestion:
     start = text.index(original)
-    return Suggestion(f"{segment}-{original}", segment, start, start + len(original), original, final, "ORG", 0.9,
+    return Suggestion(segment, start, start + len(original), original, final, "ORG", f"{segment}-{original}", 0.9,
                       status, CandidateSource.LISTS, {})  # fmt: skip
 
 

@@ -150,17 +150,28 @@ class Disposition(StrEnum):
 DISPOSITION_RANK = {Disposition.AUTO_APPLIED: 2, Disposition.PENDING: 1, Disposition.DROPPED: 0}
 
 
-@dataclass(frozen=True)
-class Suggestion:
-    """A suggestion as stored and answered: from the pipeline's save to the routes and the page."""
+@dataclass
+class Rewrite:
+    """A rewrite of a span of one segment: where it sits and what it writes, as a candidate and a suggestion hold it."""
 
-    id: str
     segment_id: str
     start_char: int
     end_char: int
     original: str
     final: str
     entity_type: str
+
+    @property
+    def span(self) -> tuple[str, int, int]:
+        """Where the rewrite sits: (segment, start, end)."""
+        return (self.segment_id, self.start_char, self.end_char)
+
+
+@dataclass
+class Suggestion(Rewrite):
+    """A suggestion as stored and answered: from the pipeline's save to the routes and the page."""
+
+    id: str
     confidence: float
     status: SuggestionStatus
     source: CandidateSource
@@ -311,15 +322,9 @@ REVIEWER_DECIDES = ("extends_right_entity", "rewrites_canonical", "refused_as_of
 
 
 @dataclass
-class Candidate:
+class Candidate(Rewrite):
     """A span that may be a mis-recognised entity, with the final proposed for it and its signals."""
 
-    segment_id: str
-    start_char: int
-    end_char: int
-    original: str
-    final: str
-    entity_type: str
     source: CandidateSource
     signals: dict[str, float] = field(default_factory=dict)  # what the scorer reads, by name
     confidence: float = 0.0
@@ -386,8 +391,3 @@ class Candidate:
     def capped(self, disposition: Disposition) -> Disposition:
         """`disposition`, at most pending where a reviewer decides (the one place the REVIEWER_DECIDES cap applies)."""
         return Disposition.PENDING if self.reviewer_decides and disposition is Disposition.AUTO_APPLIED else disposition
-
-    @property
-    def span(self) -> tuple[str, int, int]:
-        """Where the candidate sits: (segment, start, end)."""
-        return (self.segment_id, self.start_char, self.end_char)
