@@ -244,6 +244,10 @@ def test_a_refused_pair_comes_back_by_itself_only_where_its_sentence_reads_the_n
     assert stats.refused_by_user == 2  # the two in "our sales teams … the service teams" stay refused
     unread, _ = run_stages(PipelineInputs(segs, teams, refused=refused), Settings(reliability_language_model="none"))
     assert not [c for c in unread if c.original == "teams"]  # nothing read: the refusal holds everywhere
+    # refused among these very words (the same sentence in the next call): it holds whatever the sentence reads
+    around = {"teams": ["off virtually, using Zoom and Microsoft teams, just two weeks ago"]}
+    there = PipelineInputs(segs, teams, refused=refused, refused_around=around)
+    assert not [c for c in run_stages(there, Settings(), language_model=lm)[0] if c.original == "teams"]
 
 
 def test_the_float32_weights_are_cached_once_and_mapped_by_the_next_process(tmp_path: Path) -> None:

@@ -142,6 +142,7 @@ class AnalysisService:
             user_id=user,
             remembered=remembered,
             refused=stored.refused,
+            refused_around=stored.refused_around,
             taught_elsewhere=elsewhere,
         )
         kept_segments = [seg.stored() for seg in transcript.segments]

@@ -9,7 +9,12 @@ from typing import Any
 
 from namesake.adapters import Runtime
 from namesake.analysis.ports import StoredInputs
-from namesake.corrections_memory import active_corrections_in, promoted_vocabulary_in, refused_pairs_in
+from namesake.corrections_memory import (
+    active_corrections_in,
+    promoted_vocabulary_in,
+    refused_contexts_in,
+    refused_pairs_in,
+)
 from namesake.domain import Candidate, CanonicalDictionary, Suggestion
 from namesake.transcripts import CanonicalListReader, TranscriptStore, delete_transcript, index_canonical_entities
 
@@ -39,10 +44,11 @@ class SqlAnalysisStores:
                 self._index(transcript_id, entities)
             remembered = active_corrections_in(session, user_id)
             refused = refused_pairs_in(session, user_id)
+            refused_around = refused_contexts_in(session, user_id)
             promoted = promoted_vocabulary_in(session, user_id, **self.lists.promoted_limits())
             dictionary = self.lists.fetch_canonical_entities(transcript_id, user_id, entities, promoted)
             check(dictionary)  # refused here, the unit rolls back: nothing registered, nothing indexed
-        return StoredInputs(dictionary, remembered, refused, created)
+        return StoredInputs(dictionary, remembered, refused, created, refused_around)
 
     def index(self, transcript_id: str, user_id: str, entities: dict[str, list[str]]) -> int:
         """The transcript registered and its list indexed, in one unit."""

@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from namesake.corrections_memory.reader import CorrectionsMemoryReader
     from namesake.corrections_memory.reconcile import CorrectionsMemoryReconciler
     from namesake.corrections_memory.records import SqlMemoryRecords
-    from namesake.corrections_memory.refusals import Refusal, forget_refusal, list_refusals, refused_pairs_in
+    from namesake.corrections_memory.refusals import (
+        Refusal,
+        forget_refusal,
+        list_refusals,
+        refused_contexts_in,
+        refused_pairs_in,
+    )
     from namesake.corrections_memory.repository import (
         CorrectionState,
         active_corrections,
@@ -62,6 +68,7 @@ __all__ = [
     "memory_filter",
     "promoted_vocabulary",
     "promoted_vocabulary_in",
+    "refused_contexts_in",
     "refused_pairs_in",
     "split_by_scope",
     "unteach_in",

@@ -39,21 +39,21 @@ class Refusal:
                 "last_refused_at": self.last_refused_at.isoformat()}  # fmt: skip
 
 
-Rejection = tuple[str, str, datetime]  # original, final, decided at
+Rejection = tuple[str, str, datetime, str]  # original, final, decided at, the words around it
 EPOCH = datetime.fromtimestamp(0, UTC)  # a rejection older than decision times: before any forgetting
 
 
 def standing(
-    rejected: Iterable[tuple[str, str, datetime | None]], forgotten: dict[Key, datetime]
+    rejected: Iterable[tuple[str, str, datetime | None, str]], forgotten: dict[Key, datetime]
 ) -> dict[Key, list[Rejection]]:
     """The rejections that still count, by refusal key: those decided after the pair was last forgotten."""
     out: dict[Key, list[Rejection]] = {}
-    for original, final, decided_at in rejected:
+    for original, final, decided_at, context in rejected:
         key = refusal_key(original, final)
         at = decided_at or EPOCH
         since = forgotten.get(key)
         if since is None or at > since:
-            out.setdefault(key, []).append((original, final, at))
+            out.setdefault(key, []).append((original, final, at, context))
     return out
 
 
@@ -71,6 +71,15 @@ def refused_pairs_in(s: Session, user_id: str) -> dict[Key, int]:
     return {key: _times(rows) for key, rows in _read(s, user_id).items()}
 
 
+def refused_contexts_in(s: Session, user_id: str) -> dict[str, list[str]]:
+    """The words around each standing rejection, by the refused final (memory_policy.refusal_key's): where a refused
+    pair stays refused whatever its sentence reads (memory_policy.refused_alike)."""
+    out: dict[str, list[str]] = {}
+    for (_, final), rows in _read(s, user_id).items():
+        out.setdefault(final, []).extend(r[3] for r in rows if r[3])
+    return out
+
+
 def _times(rows: list[Rejection]) -> int:
     """How many decisions refused a pair: a group decision's rows share one time and count once."""
     return len({r[2] for r in rows})
@@ -78,7 +87,7 @@ def _times(rows: list[Rejection]) -> int:
 
 def _refusal(rows: list[Rejection]) -> Refusal:
     """The pair as last refused, and how many decisions refused it."""
-    original, final, at = max(rows, key=lambda r: r[2])
+    original, final, at, _ = max(rows, key=lambda r: r[2])
     return Refusal(original, final, _times(rows), at)
 
 

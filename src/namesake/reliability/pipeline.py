@@ -8,7 +8,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from namesake.core import Settings, changes_text, check_cancelled, keep_dictionary_in, thread_budget, tokenize
+from namesake.core import (
+    Settings,
+    changes_text,
+    check_cancelled,
+    context_around,
+    keep_dictionary_in,
+    thread_budget,
+    tokenize,
+)
 from namesake.domain import (
     Candidate,
     CandidateSource,
@@ -26,6 +34,7 @@ from namesake.reliability.memory_policy import confirm_names, mark_refusals, ref
 from namesake.reliability.pieces import merged_pieces, written_once
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context, reads
+from namesake.reliability.recall import refused_alike
 from namesake.reliability.score import (
     Scorer,
     confidence_ceilings,
@@ -91,6 +100,7 @@ class PipelineInputs:
     user_id: str | None = None
     remembered: list[RememberedCorrection] = field(default_factory=list)
     refused: dict[tuple[str, str], int] = field(default_factory=dict)  # memory_policy.refusal_key → times refused
+    refused_around: dict[str, list[str]] = field(default_factory=dict)  # refused final → the words around each refusal
     taught_elsewhere: frozenset[str] = frozenset()  # normalised originals of fixes scoped to other calls: no boost
 
 
@@ -136,13 +146,20 @@ def candidate_signals(
     stats.refused_by_user = len(gate.passed) - len(cands) + sum(c.refused > 0 for c in cands)
     confirm_names(cands, inputs.remembered)
 
+    radius = settings.reliability_corrections_memory_context_radius
+
+    def alike(c: Candidate) -> bool:
+        here = context_around(by_id[c.segment_id].text, c.start_char, c.end_char, radius)
+        return refused_alike(c, here, inputs.refused_around, inputs.language)
+
     def signals() -> None:
         for i, c in enumerate(cands):
             if i % CANCEL_CHECK_EVERY == 0:
                 check_cancelled()
             fill_signals(c, by_id[c.segment_id], inputs.language)
-        # a refused pair the model cannot read stays refused here; the rest wait for their sentence (refusal_stands)
-        cands[:] = [c for c in cands if not c.refused or reads(c.signals)]
+        # a refused pair the model cannot read, or among the words it was refused among, stays refused here; the rest
+        # wait for their sentence (refusal_stands)
+        cands[:] = [c for c in cands if not c.refused or (reads(c.signals) and not alike(c))]
         fill_context_signals(cands)
         if scorer is not None:
             ceilings = confidence_ceilings(cands, scorer, CONTEXT_SIGNALS)

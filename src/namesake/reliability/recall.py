@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from namesake.core import Token, compact_phonetic_keys, memoised, normalise, phonetic_keys, tokenize, word_frequency
+from namesake.core import (
+    Token,
+    compact,
+    compact_phonetic_keys,
+    memoised,
+    normalise,
+    phonetic_keys,
+    tokenize,
+    word_frequency,
+)
 from namesake.domain import (
     Candidate,
     CandidateSource,
@@ -130,6 +139,16 @@ def neighbour_words(toks: list[Token], first: int, last: int, language: str) -> 
     stop = function_words(language)
     near = toks[max(0, first - CONTEXT_WORDS) : first] + toks[last + 1 : last + 1 + CONTEXT_WORDS]
     return frozenset(t.norm for t in near if t.norm not in stop)
+
+
+def refused_alike(c: Candidate, here: str, refused_around: dict[str, list[str]], language: str) -> bool:
+    """Whether the words around the candidate (`here`, as a suggestion keeps them) are much the same as where the
+    user refused its final: there the refusal holds whatever the sentence reads (the same sentence in the next call)."""
+    words = taught_words(here, c.original, language)
+    return any(
+        context_share(words, taught_words(context, c.original, language)) >= SAME_CONTEXT
+        for context in refused_around.get(compact(c.final), ())
+    )
 
 
 @memoised

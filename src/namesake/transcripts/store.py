@@ -287,14 +287,15 @@ def user_row_counts_in(s: Session, user_id: str) -> dict[str, int]:
     }
 
 
-def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime | None]]:
-    """Every pair the user rejected, with when: (original, final, decided at), what their refusals are made of."""
+def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime | None, str]]:
+    """Every pair the user rejected, with when and the words around it: (original, final, decided at, context), what
+    their refusals are made of."""
     rows = s.execute(
-        select(SuggestionRow.original, SuggestionRow.final, SuggestionRow.decided_at)
+        select(SuggestionRow.original, SuggestionRow.final, SuggestionRow.decided_at, SuggestionRow.context_phrase)
         .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
         .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
     ).all()
-    return [(r.original, r.final, r.decided_at) for r in rows]
+    return [(r.original, r.final, r.decided_at, r.context_phrase) for r in rows]
 
 
 def _queue(tenant: str | None, user_id: str | None, fold_below: float) -> tuple[Any, Any, Any]:
