@@ -12,7 +12,6 @@ from namesake.analysis.ports import StoredInputs
 from namesake.corrections_memory import (
     active_corrections_in,
     promoted_vocabulary_in,
-    refused_contexts_in,
     refused_pairs_in,
 )
 from namesake.domain import Candidate, CanonicalDictionary, Suggestion
@@ -43,8 +42,7 @@ class SqlAnalysisStores:
             if entities is not None:
                 self._index(transcript_id, entities)
             remembered = active_corrections_in(session, user_id)
-            refused = refused_pairs_in(session, user_id)
-            refused_around = refused_contexts_in(session, user_id)
+            refused, refused_around = refused_pairs_in(session, user_id)
             promoted = promoted_vocabulary_in(session, user_id, **self.lists.promoted_limits())
             dictionary = self.lists.fetch_canonical_entities(transcript_id, user_id, entities, promoted)
             check(dictionary)  # refused here, the unit rolls back: nothing registered, nothing indexed

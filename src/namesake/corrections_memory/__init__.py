@@ -21,7 +21,6 @@ if TYPE_CHECKING:
         Refusal,
         forget_refusal,
         list_refusals,
-        refused_contexts_in,
         refused_pairs_in,
     )
     from namesake.corrections_memory.repository import (
@@ -68,7 +67,6 @@ __all__ = [
     "memory_filter",
     "promoted_vocabulary",
     "promoted_vocabulary_in",
-    "refused_contexts_in",
     "refused_pairs_in",
     "split_by_scope",
     "unteach_in",

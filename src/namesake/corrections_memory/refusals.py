@@ -65,19 +65,16 @@ def _read(s: Session, user_id: str) -> dict[Key, list[Rejection]]:
     return standing(rejected_pairs_in(s, user_id), forgotten)
 
 
-def refused_pairs_in(s: Session, user_id: str) -> dict[Key, int]:
-    """The user's refused pairs (memory_policy.refusal_key) and how many rejections each, read in session `s`:
-    what the pipeline skips, or weighs against the same fix the user made."""
-    return {key: _times(rows) for key, rows in _read(s, user_id).items()}
-
-
-def refused_contexts_in(s: Session, user_id: str) -> dict[str, list[str]]:
-    """The words around each standing rejection, by the refused final (memory_policy.refusal_key's): where a refused
-    pair stays refused whatever its sentence reads (memory_policy.refused_alike)."""
-    out: dict[str, list[str]] = {}
-    for (_, final), rows in _read(s, user_id).items():
-        out.setdefault(final, []).extend(r[3] for r in rows if r[3])
-    return out
+def refused_pairs_in(s: Session, user_id: str) -> tuple[dict[Key, int], dict[str, list[str]]]:
+    """The user's refused pairs (memory_policy.refusal_key) and how many rejections each, and the words around each
+    rejection by refused final, read in session `s` at once: what the pipeline skips, or weighs against the same fix
+    the user made, and where a refused pair stays refused whatever its sentence reads (recall.refused_alike)."""
+    times: dict[Key, int] = {}
+    around: dict[str, list[str]] = {}
+    for key, rows in _read(s, user_id).items():
+        times[key] = _times(rows)
+        around.setdefault(key[1], []).extend(r[3] for r in rows if r[3])
+    return times, around
 
 
 def _times(rows: list[Rejection]) -> int:
