@@ -31,6 +31,7 @@ import numpy as np
 from bench.common import judge
 from bench.fit.calibrate_reading import READ_WORSE_WEIGHT
 from namesake.reliability import memory_policy as policy
+from namesake.reliability import refusal_policy
 
 HARM_WEIGHT = 3.0  # as the scorer's trees weigh a harmful positive (calibrate.WORSE_WEIGHT)
 # A refused pair brought back is a rewrite the language model read, against the user's own word: its harm weighs as
@@ -117,7 +118,7 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
     "REFUSED_READ_GAIN": (
         lambda r: r["kind"] == "refused",
         lambda r, v: r["gain"] is not None and r["gain"] >= v,
-        [float(v) for v in range(-4, 21)] + [math.inf], policy.REFUSED_READ_GAIN,
+        [float(v) for v in range(-4, 21)] + [math.inf], refusal_policy.REFUSED_READ_GAIN,
     ),
 }  # fmt: skip
 

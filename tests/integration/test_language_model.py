@@ -14,11 +14,11 @@ from namesake.core.settings import Settings
 from namesake.domain.types import Candidate, CanonicalDictionary, Disposition, Segment
 from namesake.language_model import local as language_model
 from namesake.language_model.local import LocalLanguageModel, bundled_model_path, load_language_model
-from namesake.reliability.memory_policy import REFUSED_READ_GAIN, refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.ports import LanguageModel, Window
 from namesake.reliability.reading import GAIN, PAIR_GAIN, PAIR_READS, window_of
 from namesake.reliability.reading import needs_reading as reading_needed
+from namesake.reliability.refusal_policy import REFUSED_READ_GAIN, refusal_key
 
 # an everyday word where it is meant (the first three) and the name where it is (the last two)
 EVERYDAY = [

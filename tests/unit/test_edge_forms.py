@@ -5,8 +5,8 @@ from __future__ import annotations
 from namesake.core.settings import Settings
 from namesake.domain.types import CanonicalDictionary, Disposition, RememberedCorrection, Segment
 from namesake.reliability.edge_forms import EDGE_FORM, edge_pieces
-from namesake.reliability.memory_policy import refusal_key
 from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.refusal_policy import refusal_key
 from namesake.review.explain import MEASURED, REASONS
 
 TEXT = "Turning to extra energy partners, liquidity was strong."

@@ -17,17 +17,11 @@ from namesake.domain.types import (
     TaughtMatch,
     spoken_forms,
 )
-from namesake.reliability import memory_policy
+from namesake.reliability import refusal_policy
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import (
-    apply_refusals,
-    mark_refusals,
-    memory_bounds,
-    refusal_key,
-    refusal_stands,
-    take_remembered_final,
-)
+from namesake.reliability.memory_policy import memory_bounds, take_remembered_final
 from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.refusal_policy import apply_refusals, mark_refusals, refusal_key, refusal_stands
 from namesake.reliability.score import Scorer, confidence, dispose, resolve_overlaps, score_candidates
 from namesake.reliability.spot import spot_candidates, token_set_similarity, word_for_letters
 
@@ -390,7 +384,7 @@ def test_a_refused_pair_comes_back_only_where_its_sentence_reads_it_and_it_would
             c.signals["lm_gain"] = gain
         return c
 
-    bar = memory_policy.REFUSED_READ_GAIN
+    bar = refusal_policy.REFUSED_READ_GAIN
     assert not refusal_stands(refused(bar))  # "Juan said": the sentence says it is the name
     assert refusal_stands(refused(bar - 0.5))  # "one of the best", where it was refused
     assert refusal_stands(refused(None))  # not read: the refusal holds

@@ -71,7 +71,7 @@ class ForgottenRefusal(Base):
 
     __tablename__ = "forgotten_refusals"
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    original_norm: Mapped[str] = mapped_column(Text, primary_key=True)  # memory_policy.refusal_key's two parts
+    original_norm: Mapped[str] = mapped_column(Text, primary_key=True)  # refusal_policy.refusal_key's two parts
     final_key: Mapped[str] = mapped_column(Text, primary_key=True)
     forgotten_at: Mapped[datetime] = _now()
 

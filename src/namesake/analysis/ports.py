@@ -20,7 +20,7 @@ class StoredInputs:
 
     dictionary: CanonicalDictionary
     remembered: list[RememberedCorrection] = field(default_factory=list)
-    refused: dict[tuple[str, str], int] = field(default_factory=dict)  # memory_policy.refusal_key → times refused
+    refused: dict[tuple[str, str], int] = field(default_factory=dict)  # refusal_policy.refusal_key → times refused
     created: bool = False  # this analysis registered the transcript: a stopped one takes it away again
     refused_around: dict[str, list[str]] = field(default_factory=dict)  # refused final → the words around each refusal
 

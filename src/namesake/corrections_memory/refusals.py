@@ -1,7 +1,7 @@
 """A user's refusals: the pairs they rejected, never proposed to them again — listed, and taken back.
 
 A refusal is not stored apart: it is the user's rejected suggestions, keyed as the pipeline matches them
-(memory_policy.refusal_key). Forgetting one records when; rejections decided before that no longer count,
+(refusal_policy.refusal_key). Forgetting one records when; rejections decided before that no longer count,
 and rejecting the pair again refuses it again.
 """
 
@@ -66,7 +66,7 @@ def _read(s: Session, user_id: str) -> dict[Key, list[Rejection]]:
 
 
 def refused_pairs_in(s: Session, user_id: str) -> tuple[dict[Key, int], dict[str, list[str]]]:
-    """The user's refused pairs (memory_policy.refusal_key) and how many rejections each, and the words around each
+    """The user's refused pairs (refusal_policy.refusal_key) and how many rejections each, and the words around each
     rejection by refused final, read in session `s` at once: what the pipeline skips, or weighs against the same fix
     the user made, and where a refused pair stays refused whatever its sentence reads (recall.refused_alike)."""
     times: dict[Key, int] = {}

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         BoostParams,
         boost_for,
         from_memory,
-        refusal_key,
         take_remembered_final,
     )
     from namesake.reliability.pipeline import (
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from namesake.reliability.ports import LanguageModel, LLMProvider, Window
     from namesake.reliability.reading import GAIN
     from namesake.reliability.recall import everyday_zipf
+    from namesake.reliability.refusal_policy import refusal_key
     from namesake.reliability.score import Scorer
     from namesake.reliability.whole import WHOLE, Completion, completion, listed
 

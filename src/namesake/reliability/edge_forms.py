@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from namesake.core import compact
 from namesake.domain import Candidate, Disposition, RememberedCorrection
-from namesake.reliability.memory_policy import apply_refusals
+from namesake.reliability.refusal_policy import apply_refusals
 
 # What marks an edge-word form fix among a transcript's suggestions (stored with it, shown by the page).
 EDGE_FORM = "edge_form"

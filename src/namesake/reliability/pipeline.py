@@ -30,11 +30,12 @@ from namesake.reliability.ask_llm import is_uncertain, run_llm_stage
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import confirm_names, mark_refusals, refusal_stands
+from namesake.reliability.memory_policy import confirm_names
 from namesake.reliability.pieces import merged_pieces, written_once
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context, reads
 from namesake.reliability.recall import refused_alike
+from namesake.reliability.refusal_policy import mark_refusals, refusal_stands
 from namesake.reliability.score import (
     Scorer,
     confidence_ceilings,
@@ -99,7 +100,7 @@ class PipelineInputs:
     language: str = "en"
     user_id: str | None = None
     remembered: list[RememberedCorrection] = field(default_factory=list)
-    refused: dict[tuple[str, str], int] = field(default_factory=dict)  # memory_policy.refusal_key → times refused
+    refused: dict[tuple[str, str], int] = field(default_factory=dict)  # refusal_policy.refusal_key → times refused
     refused_around: dict[str, list[str]] = field(default_factory=dict)  # refused final → the words around each refusal
     taught_elsewhere: frozenset[str] = frozenset()  # normalised originals of fixes scoped to other calls: no boost
 
