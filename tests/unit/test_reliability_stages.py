@@ -544,6 +544,20 @@ def test_a_final_the_vector_memory_swapped_in_is_never_applied_by_itself() -> No
     assert memory_bounds(kept, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.AUTO_APPLIED
 
 
+def test_where_the_spotters_own_final_applies_its_confidence_is_its_own_evidence() -> None:
+    """The memory's bonus backed the final it swapped in; once the spotter's final is back, the page shows what the
+    signals alone said of it."""
+    strong = {"edit": 0.9, "rag": 0.9, "phonetic": 1.0, "frequency": 1.0, "length": 1.0, "capitalised": 1.0}
+    alone = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", signals=dict(strong))
+    score_candidates([alone], W)
+    swapped = Candidate("s", 0, 4, "yeti", "YETI", "ORG", "rag", signals=dict(strong), memory_bonus=0.3)
+    take_remembered_final(swapped, "YETI's")
+    score_candidates([swapped], W)
+    assert alone.disposition is Disposition.AUTO_APPLIED and alone.confidence < 1.0
+    assert (swapped.final, swapped.disposition) == ("YETI", Disposition.AUTO_APPLIED)
+    assert swapped.confidence == alone.confidence
+
+
 def test_a_window_index_asked_without_grouping_gathers_every_text_once_and_answers_the_same() -> None:
     from namesake.reliability.windows import windows_of
 

@@ -290,7 +290,10 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
         conf = with_memory(ev, bonus_of(c))
         # teaching lifts the confidence under the rules; the learned policy decides a taught fix on its own
         c.confidence = round(conf if w.memory is not None else with_teaching(c, conf), 4)
+        swapped = c.proposed_final is not None
         c.disposition = dispose(c, w, ev)
+        if swapped and c.proposed_final is None:  # the spotter's own final applies (keep_proposed_final): its evidence
+            c.confidence = round(ev, 4)
 
 
 def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -> list[Candidate]:
