@@ -15,6 +15,10 @@ server. The kinds, from the reviewer's suggestions over the error's words:
 on the same name (applied together they make it wrong again); the memory's own pair with another final or span; the
 list's other reading.
 
+`--pending` lists the repeats a suggestion makes right but nothing fixes by itself (what "fixed automatically"
+misses), by how the right suggestion's pair was taught (by hand, by editing, by accepting, or not the memory's),
+the taught words (rare; everyday: Zipf ≥ 4; function: ≥ 5.5), times taught and the suggestion's status.
+
     python -m bench.measure.loop_check_folds --fold-models F --keep DIR
     python -m bench.measure.untaught_lost DIR [--examples 20]
 """
@@ -31,6 +35,7 @@ from typing import Any
 
 from bench.common import bench_file, yardstick
 from bench.measure.loop_check_folds import fixed_by, fixed_by_itself, second_half_errors
+from namesake.reliability.memory_policy import EVERYDAY, FUNCTION_GRADE
 
 
 @dataclass(frozen=True)
@@ -88,10 +93,14 @@ def unsuggested_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[
     return out
 
 
-def unsuggested_report(rows: list[tuple[str, str, str, list[dict[str, Any]]]], examples: int) -> str:
-    """The unsuggested repeats by kind, then up to `examples` of each kind."""
+def unsuggested_report(
+    rows: list[tuple[str, str, str, list[dict[str, Any]]]],
+    examples: int,
+    title: str = "why no suggestion made a taught repeat right",
+) -> str:
+    """The repeats by kind, then up to `examples` of each kind."""
     kinds = collections.Counter(k for k, *_ in rows)
-    out = ["| why no suggestion made a taught repeat right | repeats |", "|---|---|"]
+    out = [f"| {title} | repeats |", "|---|---|"]
     out += [f"| {k} | {n} |" for k, n in kinds.most_common()]
     out.append(f"| all | {len(rows)} |")
     for kind, _ in kinds.most_common() if examples else ():
@@ -99,6 +108,31 @@ def unsuggested_report(rows: list[tuple[str, str, str, list[dict[str, Any]]]], e
         for _, heard, right, over in [r for r in rows if r[0] == kind][:examples]:
             out.append(f"  {heard!r} → {right!r}: " + "; ".join(_shown(s) for s in over))
     return "\n".join(out)
+
+
+def pending_kind(s: dict[str, Any]) -> str:
+    """How the pair of a right suggestion that was not applied was taught, its words and times, and its status."""
+    g = s.get("signals", {})
+    if "remembered" not in g:
+        return f"not the memory's | {s['status']}"
+    how = "by hand" if g.get("remembered_manual") else "edited" if g.get("remembered_edit") else "accepted"
+    everyday = float(g.get("remembered_everyday", 0.0))
+    words = "function" if everyday >= FUNCTION_GRADE else "everyday" if everyday >= EVERYDAY else "rare"
+    times = "once" if float(g.get("remembered_frequency", 0.0)) <= 1 else "twice or more"
+    return f"{how} | {words} | {times} | {s['status']}"
+
+
+def pending_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str, str, str, list[dict[str, Any]]]]:
+    """(kind, heard, right, right suggestions) for each taught repeat a suggestion makes right and none by itself."""
+    y, calls = yardstick(), _calls(file)
+    out = []
+    for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
+        if not taught or fixed_by_itself(y, seg, g, got["mem"]):
+            continue
+        right = [s for s in _over(got["mem"], seg["id"], g) if y.entity_ok(g, *y.apply(seg["text"], [s]))]
+        if right:
+            out.append((pending_kind(right[0]), g["hyp_span"], g["ref_span"], right))
+    return out
 
 
 def _calls(file: str) -> dict[str, dict[str, Any]]:
@@ -130,7 +164,9 @@ def lost_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[Lost]:
 def _shown(s: dict[str, Any]) -> str:
     """One suggestion in a line: words, final, status, confidence, and what the memory said of it."""
     g = s.get("signals", {})
-    memory = {k: g[k] for k in ("remembered", "remembered_frequency", "remembered_manual", "contested") if k in g}
+    said = ("remembered", "remembered_frequency", "remembered_manual", "remembered_everyday", "remembered_context",
+            "lm_gain", "contested", "refused", "extends_right_entity", "rewrites_canonical")  # fmt: skip
+    memory = {k: round(float(g[k]), 2) for k in said if k in g}
     return f"{s['original']!r} → {s['final']!r} {s['status']} {s['confidence']:.2f} {s.get('source')} {memory or ''}"
 
 
@@ -153,9 +189,12 @@ def main() -> None:
     ap.add_argument("--file", default="earnings21.jsonl.gz")
     ap.add_argument("--examples", type=int, default=20, help="losses shown one by one (0: the table only)")
     ap.add_argument("--unsuggested", action="store_true", help="the taught repeats no suggestion makes right instead")
+    ap.add_argument("--pending", action="store_true", help="the taught repeats suggested but not fixed by themselves")
     a = ap.parse_args()
     if a.unsuggested:
         print(unsuggested_report(unsuggested_in(a.kept, a.file), a.examples))
+    elif a.pending:
+        print(unsuggested_report(pending_in(a.kept, a.file), a.examples, "why a suggested repeat was not applied"))
     else:
         print(report(lost_in(a.kept, a.file), a.examples))
 
