@@ -29,6 +29,7 @@ import argparse
 import collections
 import gzip
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,14 +81,21 @@ def unsuggested_kind(mem: list[dict[str, Any]], right_there: bool) -> str:
     return "the list's other reading"
 
 
+def _taught_misses(
+    kept: Path, file: str, fixed: Callable[..., bool]
+) -> Iterator[tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]]]]:
+    """(yardstick, segment, error, the reviewer's suggestions over it) for every taught repeat that `fixed` (the
+    loop's `fixed_by` or `fixed_by_itself`) says the reviewer's suggestions leave wrong."""
+    y, calls = yardstick(), _calls(file)
+    for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
+        if taught and not fixed(y, seg, g, got["mem"]):
+            yield y, seg, g, _over(got["mem"], seg["id"], g)
+
+
 def unsuggested_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str, str, str, list[dict[str, Any]]]]:
     """(kind, heard, right, the reviewer's suggestions over it) for every taught repeat no suggestion makes right."""
-    y, calls = yardstick(), _calls(file)
     out = []
-    for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
-        if not taught or fixed_by(y, seg, g, got["mem"]):
-            continue
-        over = _over(got["mem"], seg["id"], g)
+    for y, seg, g, over in _taught_misses(kept, file, fixed_by):
         right_there = any(y.entity_ok(g, *y.apply(seg["text"], [s])) for s in over)
         out.append((unsuggested_kind(over, right_there), g["hyp_span"], g["ref_span"], over))
     return out
@@ -124,12 +132,9 @@ def pending_kind(s: dict[str, Any]) -> str:
 
 def pending_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str, str, str, list[dict[str, Any]]]]:
     """(kind, heard, right, right suggestions) for each taught repeat a suggestion makes right and none by itself."""
-    y, calls = yardstick(), _calls(file)
     out = []
-    for _, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
-        if not taught or fixed_by_itself(y, seg, g, got["mem"]):
-            continue
-        right = [s for s in _over(got["mem"], seg["id"], g) if y.entity_ok(g, *y.apply(seg["text"], [s]))]
+    for y, seg, g, over in _taught_misses(kept, file, fixed_by_itself):
+        right = [s for s in over if y.entity_ok(g, *y.apply(seg["text"], [s]))]
         if right:
             out.append((pending_kind(right[0]), g["hyp_span"], g["ref_span"], right))
     return out
