@@ -44,6 +44,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
+from bench.measure.memory_maps import anon_by_kind
 from namesake.adapters.db import sqlalchemy_url
 from namesake.adapters.vectors.edge import EdgeVectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION
@@ -480,6 +481,7 @@ def soak(
             rss_mb(st.server.pid),
             rss_mb(st.server.pid, "RssAnon"),
         )  # warm (the server warms up before it says it is ready), no traffic yet
+        kinds_before = anon_by_kind(st.server.pid)
         workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(clients)]
         for w in workers:
             w.start()
@@ -492,9 +494,11 @@ def soak(
         for w in workers:
             w.join(timeout=300)
         busy_end, busy_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
+        kinds_busy = anon_by_kind(st.server.pid)
         transcripts_stored = int(st.sql("SELECT count(*) FROM transcripts")[0][0])
         time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
         idle_end, idle_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
+        kinds_idle = anon_by_kind(st.server.pid)
         slope, anon_slope = last_half_slope(samples), last_half_slope(anon)
         return {
             **done,
@@ -516,6 +520,12 @@ def soak(
             "transcripts_stored": transcripts_stored,
             "rss_every_minute": [round(r) for t, r in samples if int(t) % 60 < 10],
             "anon_every_minute": [round(r) for t, r in anon if int(t) % 60 < 10],
+            **{
+                f"anon {kind}: before → stopped → idle": " → ".join(
+                    f"{k[kind]:.0f}" for k in (kinds_before, kinds_busy, kinds_idle)
+                )
+                for kind in kinds_before
+            },
         }
 
 

@@ -62,3 +62,36 @@ def test_a_client_that_gives_up_frees_its_place_within_seconds_and_nothing_of_it
         listed = httpx.get(f"{base}/v1/transcripts", timeout=10).json()
         assert [t["transcript_id"] for t in listed] == ["small-1"], listed  # nothing of the abandoned one
         assert stopped < 5 and small_seconds < 30
+
+
+@pytest.mark.slow
+def test_an_analysis_waiting_its_turn_runs_after_the_one_running_and_stops_waiting_when_its_client_leaves(
+    settings: Settings, make_runtime: MakeRuntime
+) -> None:
+    import threading
+
+    s = tuned(settings, analysis_running_limit=1)
+    small = {"transcript_id": "small-2", "segments": [{"id": "1", "text": "Thanks to Reiner Blair."}],
+             "canonical_entities": {"persons": ["Rainer Blair"]}}  # fmt: skip
+    with live_server(create_app(s, make_runtime(s))) as base:
+        long_status: list[int] = []
+        running = threading.Thread(
+            target=lambda: long_status.append(
+                httpx.post(f"{base}/v1/reliability/analyze", json=long_analysis(), timeout=300).status_code
+            )
+        )
+        running.start()
+        time.sleep(1.0)  # the long one holds the only turn
+        with pytest.raises(httpx.ReadTimeout):  # the small one waits its turn; its client gives up meanwhile
+            httpx.post(f"{base}/v1/reliability/analyze", json=small, timeout=httpx.Timeout(60, read=1))
+        gave_up = time.monotonic()
+        while _cancelled(base) < 1:  # it stops waiting, holding no turn
+            assert time.monotonic() - gave_up < 5, "the waiting analysis did not notice its client left"
+            time.sleep(0.1)
+        assert running.is_alive(), "the long analysis ended before the waiter gave up: no wait was tested"
+        running.join(300)
+        assert long_status == [200]
+        listed = httpx.get(f"{base}/v1/transcripts", timeout=10).json()
+        assert [t["transcript_id"] for t in listed] == ["long-1"], listed  # nothing of the one that left
+        r = httpx.post(f"{base}/v1/reliability/analyze", json=small, timeout=60)
+        assert r.status_code == 200, r.text  # the turn was given back

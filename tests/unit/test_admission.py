@@ -47,3 +47,51 @@ def test_with_nothing_finished_lately_retry_after_is_the_oldest_analysis_age() -
     clock.now += 12.0
     assert _busy(a) == 12
     first.__exit__(None, None, None)
+
+
+def test_analyses_past_the_running_limit_wait_their_turn_and_a_gone_client_stops_waiting() -> None:
+    import threading
+    import time
+
+    from namesake.core import CancelledWork, Turns, cancellable
+
+    turns = Turns(1)
+    held, release, order = threading.Event(), threading.Event(), []
+
+    def first() -> None:
+        with turns.turn():
+            order.append("first in")
+            held.set()
+            release.wait(5)
+            order.append("first out")
+
+    def second() -> None:
+        with turns.turn():
+            order.append("second in")
+
+    a = threading.Thread(target=first)
+    a.start()
+    held.wait(5)
+    b = threading.Thread(target=second)
+    b.start()
+    time.sleep(0.6)  # past two of the waiter's looks: it has not started
+    assert order == ["first in"]
+    gone = threading.Event()
+    gone.set()
+    # a third whose client left stops waiting, holding nothing
+    with pytest.raises(CancelledWork), cancellable(gone), turns.turn():
+        order.append("third in")
+    release.set()
+    a.join(5)
+    b.join(5)
+    assert order == ["first in", "first out", "second in"]
+    with turns.turn():  # every turn given back
+        pass
+
+
+def test_no_running_limit_runs_at_once() -> None:
+    from namesake.core import Turns
+
+    turns = Turns(0)
+    with turns.turn(), turns.turn():
+        pass

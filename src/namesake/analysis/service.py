@@ -24,6 +24,7 @@ from namesake.core import (
     NamesakeError,
     NotFoundError,
     Settings,
+    Turns,
     WorkerError,
     check_cancelled,
     context_around,
@@ -106,12 +107,14 @@ class AnalysisService:
         booster: MemoryBooster | None = None,
         llm: LLMProvider | None = None,
         language_model: Callable[[], LanguageModel | None] = lambda: None,
+        turns: Turns | None = None,
     ) -> None:
         self.settings = settings
         self.stores = stores
         self.booster = booster  # the memory's vector read, for the stages' boost
         self.llm = llm
         self.language_model = language_model  # asked once per run: loaded only if the run reads a window
+        self.turns = turns or Turns(0)  # the server's bound on analyses running at once (none here by default)
 
     def index_entities(self, transcript_id: str, user_id: str | None, entities: dict[str, list[str]]) -> int:
         """Validate, register the transcript for its user and (re)index its canonical entities in one unit."""
@@ -158,13 +161,14 @@ class AnalysisService:
     def compute(self, prepared: PreparedAnalysis) -> tuple[list[Candidate], RunStats]:
         """Run the stages in this process, with its ports."""
         booster = self.booster if prepared.inputs.remembered else None
-        return run_stages(
-            prepared.inputs,
-            self.settings,
-            booster=booster,
-            llm=self.llm,
-            language_model=self.language_model(),
-        )
+        with self.turns.turn():
+            return run_stages(
+                prepared.inputs,
+                self.settings,
+                booster=booster,
+                llm=self.llm,
+                language_model=self.language_model(),
+            )
 
     def finish(self, prepared: PreparedAnalysis, kept: list[Candidate], stats: RunStats) -> AnalysisResult:
         """Persist what the stages kept; returns the suggestions as stored."""

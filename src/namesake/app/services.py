@@ -9,6 +9,7 @@ from namesake.adapters import Runtime
 from namesake.analysis import AnalysisService, SqlAnalysisStores
 from namesake.app.admission import Admission
 from namesake.app.metrics import Metrics
+from namesake.core import Turns
 from namesake.corrections_memory import (
     CorrectionsMemoryBootstrap,
     CorrectionsMemoryReader,
@@ -59,6 +60,7 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
             reader,
             rt.llm,
             lambda: rt.language_model_on_demand,
+            Turns(s.analysis_running_limit),
         ),
         ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds)),
         ReviewQueue(

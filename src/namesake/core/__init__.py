@@ -59,7 +59,7 @@ if TYPE_CHECKING:
         word_frequency,
         written_form,
     )
-    from namesake.core.threads import BLAS_LOCK, set_thread_budget, thread_budget
+    from namesake.core.threads import BLAS_LOCK, Turns, set_thread_budget, thread_budget
     from namesake.core.user_cache import clear, entries, keep
 
 __all__ = [
@@ -92,6 +92,7 @@ __all__ = [
     "StoreError",
     "StoreInUseError",
     "Token",
+    "Turns",
     "UnauthorizedError",
     "VectorStoreError",
     "WorkerError",

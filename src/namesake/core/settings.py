@@ -120,6 +120,9 @@ class Settings(BaseSettings):
     review_fold_below: Unit = 0.30
     # analyses a server holds at once (running or waiting for the model); one more is answered 503 BUSY at once
     analysis_queue_limit: Positive = 32
+    # of those, analyses whose stages run at once; the others wait their turn (0: no bound). A server's memory under
+    # load is its running analyses' working sets (docs/operations.md)
+    analysis_running_limit: NonNegative = 2
     # a server with no analysis for this long empties its caches and trims its heap (0: never; app/idle.py)
     idle_give_back_seconds: NonNegative = 30
     # on SIGTERM `namesake serve` finishes what is running for this long, then stops what is left and exits

@@ -1,8 +1,13 @@
-"""How many threads one analysis may use: every core, unless it runs in a worker process beside others."""
+"""How many threads one analysis may use (every core, unless it runs in a worker process beside others), and how many
+analyses run at once."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from namesake.core.cancel import check_cancelled
 
 # OpenBLAS multiplies on one pool of threads for the whole process: two threads multiplying at once can deadlock in it
 # (OpenBLAS issue #937: a caller spinning in `inner_thread` for ever), and its thread count, which threadpoolctl sets,
@@ -28,3 +33,30 @@ def set_thread_budget(threads: int) -> int:
     global _budget
     previous, _budget = _budget, threads
     return previous
+
+
+# How often an analysis waiting for its turn looks whether its client has gone (seconds).
+TURN_POLL_SECONDS = 0.25
+
+
+class Turns:
+    """At most `limit` analyses run their stages at once (0: no bound), the others wait their turn: a server's memory
+    under load is its running analyses' working sets, so it is bounded by this, not by how many clients send."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit) if limit > 0 else None
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Run the block once a turn is free; a wait whose work is cancelled (its client gone) stops with
+        CancelledWork, having held nothing."""
+        if self._slots is None:
+            yield
+            return
+        while not self._slots.acquire(timeout=TURN_POLL_SECONDS):
+            check_cancelled()
+        try:
+            yield
+        finally:
+            self._slots.release()
