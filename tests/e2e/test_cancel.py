@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import threading
 import time
 from pathlib import Path
 
@@ -68,8 +69,6 @@ def test_a_client_that_gives_up_frees_its_place_within_seconds_and_nothing_of_it
 def test_an_analysis_waiting_its_turn_runs_after_the_one_running_and_stops_waiting_when_its_client_leaves(
     settings: Settings, make_runtime: MakeRuntime
 ) -> None:
-    import threading
-
     s = tuned(settings, analysis_running_limit=1)
     small = {"transcript_id": "small-2", "segments": [{"id": "1", "text": "Thanks to Reiner Blair."}],
              "canonical_entities": {"persons": ["Rainer Blair"]}}  # fmt: skip

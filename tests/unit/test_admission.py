@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from namesake.app.admission import Admission
+from namesake.core import CancelledWork, Turns, cancellable
 from namesake.core.errors import BusyError
 
 
@@ -50,11 +54,6 @@ def test_with_nothing_finished_lately_retry_after_is_the_oldest_analysis_age() -
 
 
 def test_analyses_past_the_running_limit_wait_their_turn_and_a_gone_client_stops_waiting() -> None:
-    import threading
-    import time
-
-    from namesake.core import CancelledWork, Turns, cancellable
-
     turns = Turns(1)
     held, release, order = threading.Event(), threading.Event(), []
 
@@ -90,8 +89,6 @@ def test_analyses_past_the_running_limit_wait_their_turn_and_a_gone_client_stops
 
 
 def test_no_running_limit_runs_at_once() -> None:
-    from namesake.core import Turns
-
     turns = Turns(0)
     with turns.turn(), turns.turn():
         pass
