@@ -130,6 +130,9 @@ def test_the_cache_embeds_each_text_once_and_answers_the_same_vectors(embedder: 
     cached.embed(["A", "B", "C"])  # bounded: the oldest are pushed out and embedded again when asked
     cached.embed(["Cytiva"])
     assert counting.asked == 7 and cached.embed([]).shape == (0, 512)
+    cached.clear_cache()  # the idle server's give-back: every text is embedded again when next asked
+    cached.embed(["Cytiva"])
+    assert counting.asked == 8
 
 
 def test_the_memory_cut_offs_sit_where_the_default_encoder_puts_them(embedder: Embedder) -> None:

@@ -119,6 +119,40 @@ def test_an_idle_model_gives_its_working_memory_back_and_reads_the_same_after(lm
     assert lm.gains(windows) == before
 
 
+def test_reads_led_by_short_lived_threads_all_run_on_the_runners_one_thread(lm: LocalLanguageModel) -> None:
+    """The runtime keeps state for every thread that ever ran an inference: a server's request threads come and go."""
+    import threading
+
+    runner = lm._compiled
+    if runner is None:
+        pytest.skip("the numpy pass has no runtime of its own")
+    ran_on: set[int] = set()
+    read = runner._read_lines
+
+    def recording(rows: object, lines: list[list[int]]) -> np.ndarray:
+        ran_on.add(threading.get_ident())
+        return read(rows, lines)  # type: ignore[arg-type]
+
+    runner._read_lines = recording  # type: ignore[method-assign]
+    try:
+        lm.clear_cache()
+        alone = lm.gains(EVERYDAY)
+        got: list[list[float]] = []
+
+        def request() -> None:
+            lm.clear_cache()  # read again, not answered from the cache
+            got.append(lm.gains(EVERYDAY))
+
+        callers = [threading.Thread(target=request) for _ in range(3)]
+        for t in callers:
+            t.start()
+            t.join()  # each reads, then ends, as an idle request thread does
+    finally:
+        del runner._read_lines
+    assert len(ran_on) == 1 and not ran_on & {t.ident for t in callers} and threading.get_ident() not in ran_on
+    assert got == [alone] * 3
+
+
 def test_a_transcripts_gains_do_not_depend_on_what_the_process_read_before(lm: LocalLanguageModel) -> None:
     # a worker reads many transcripts: windows it already read must not change how the next one is batched
     speech = (

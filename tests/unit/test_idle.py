@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
+import wordfreq
+
 from namesake.app.admission import Admission
 from namesake.app.idle import IdleGiveBack
 from namesake.core.caches import WORD_CACHE, cached_results
-from namesake.core.text import compact, normalise
+from namesake.core.text import compact, normalise, word_frequency
 
 
 class Clock:
@@ -41,3 +45,17 @@ def test_a_memoised_lookup_keeps_at_most_word_cache_results() -> None:
     for i in range(WORD_CACHE + 500):
         compact(f"word{i}")
     assert compact.cache_info().currsize == WORD_CACHE  # type: ignore[attr-defined]
+
+
+def test_the_give_back_also_empties_the_caches_libraries_keep_of_their_own() -> None:
+    """wordfreq's frequencies and re's compiled patterns: entries made among a request's objects pin its arenas."""
+    clock = Clock()
+    admission = Admission(limit=2, clock=clock)
+    idle = IdleGiveBack(admission, 30, [], clock=clock)
+    with admission.admitted():
+        word_frequency("Cytiva quarterly guidance")
+        re.compile(r"an idle\s+pattern")
+    assert wordfreq._wf_cache and re._cache  # type: ignore[attr-defined]
+    clock.now += 30
+    assert idle.check()
+    assert not wordfreq._wf_cache and not re._cache  # type: ignore[attr-defined]

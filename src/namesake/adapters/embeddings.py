@@ -170,6 +170,11 @@ class CachedEmbedder:
         if isinstance(self.inner, UniversalSentenceEncoder):
             self.inner.settle()
 
+    def clear_cache(self) -> None:
+        """Forget every vector kept: memory back at idle (they are embedded again when next seen)."""
+        with self._lock:
+            self._vectors.clear()
+
     def embed(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32 rows, the texts not seen before embedded in one batch."""
         with self._lock:

@@ -49,8 +49,10 @@ class Runtime:
         return self.language_model
 
     def clear_caches(self) -> None:
-        """Forget what the language model has read (its windows' gains) and give its runtime's working memory back,
-        if it is loaded: memory back at idle."""
+        """Forget the vectors the embedder kept and what the language model has read (its windows' gains), and give
+        the model runtime's working memory back, if it is loaded: memory back at idle."""
+        if isinstance(self.embedder, CachedEmbedder):
+            self.embedder.clear_cache()
         model = self.preloaded_language_model
         if not isinstance(model, LanguageModel):
             return

@@ -17,6 +17,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -239,7 +240,10 @@ class OpenVinoRunner:
         self.precision = body.get_property("INFERENCE_PRECISION_HINT").to_string()
         self._body = body.create_infer_request()
         self._head = head.create_infer_request()
-        self._batcher: LineBatcher[Row] = LineBatcher(self._read_lines, LINES_PER_BATCH)
+        # every batch is read on this one long-lived thread, whichever request's thread leads it: the runtime keeps
+        # state for each thread that ever ran an inference, and a server's request threads come and go
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="language-model")
+        self._batcher: LineBatcher[Row] = LineBatcher(self._read_on_reader, LINES_PER_BATCH)
 
     def keep_compiled(self) -> None:
         """Write the compiled graphs beside the model's blocks (~150 MB), once: a later process imports them in
@@ -256,12 +260,17 @@ class OpenVinoRunner:
     def release_buffers(self) -> None:
         """Give the graphs' working memory back (~100 MB after a full batch: the head's logits, the blocks' states),
         between batches; the next read allocates it again (~0.04 s)."""
-        self._batcher.when_free(lambda: [compiled.release_memory() for compiled in self._compiled])
+        release = lambda: [compiled.release_memory() for compiled in self._compiled]  # noqa: E731
+        self._batcher.when_free(lambda: self._reader.submit(release).result())
 
     def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
         """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines of their own,
         read in batches shared with the lines of whatever else is being read meanwhile (`batching`)."""
         return self._batcher.read(rows, pack([sum(map(len, r)) for r in rows], LINE_TOKENS))
+
+    def _read_on_reader(self, rows: Sequence[Row], lines: list[list[int]]) -> np.ndarray:
+        """`_read_lines` on the runner's own thread (the caller waits: batches are one at a time anyway)."""
+        return self._reader.submit(self._read_lines, rows, lines).result()
 
     def _head_rows(self, states: np.ndarray) -> np.ndarray:
         """The head's normaliser of each state; fewer than HEAD_MIN_ROWS padded up to it, since the CPU plugin
