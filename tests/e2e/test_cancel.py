@@ -66,6 +66,13 @@ def test_a_client_that_gives_up_frees_its_place_within_seconds_and_nothing_of_it
 
 
 @pytest.mark.slow
+def _gauges(base: str) -> dict[str, float]:
+    """The two gauges of analyses in flight, off /metrics."""
+    text = httpx.get(f"{base}/metrics", timeout=10).text
+    names = ("namesake_analyses_held", "namesake_analyses_waiting_turn")
+    return {line.split()[0]: float(line.split()[-1]) for line in text.splitlines() if line.split(" ")[0] in names}
+
+
 def test_an_analysis_waiting_its_turn_runs_after_the_one_running_and_stops_waiting_when_its_client_leaves(
     settings: Settings, make_runtime: MakeRuntime
 ) -> None:
@@ -81,9 +88,19 @@ def test_an_analysis_waiting_its_turn_runs_after_the_one_running_and_stops_waiti
         )
         running.start()
         time.sleep(1.0)  # the long one holds the only turn
+        seen: list[dict[str, float]] = []
+
+        def look() -> None:
+            time.sleep(0.5)
+            seen.append(_gauges(base))
+
+        waiter = threading.Thread(target=look)
+        waiter.start()  # /metrics read while the small one waits
         with pytest.raises(httpx.ReadTimeout):  # the small one waits its turn; its client gives up meanwhile
             httpx.post(f"{base}/v1/reliability/analyze", json=small, timeout=httpx.Timeout(60, read=1))
         gave_up = time.monotonic()
+        waiter.join(10)
+        assert seen == [{"namesake_analyses_held": 2.0, "namesake_analyses_waiting_turn": 1.0}]
         while _cancelled(base) < 1:  # it stops waiting, holding no turn
             assert time.monotonic() - gave_up < 5, "the waiting analysis did not notice its client left"
             time.sleep(0.1)
@@ -94,3 +111,4 @@ def test_an_analysis_waiting_its_turn_runs_after_the_one_running_and_stops_waiti
         assert [t["transcript_id"] for t in listed] == ["long-1"], listed  # nothing of the one that left
         r = httpx.post(f"{base}/v1/reliability/analyze", json=small, timeout=60)
         assert r.status_code == 200, r.text  # the turn was given back
+        assert _gauges(base) == {"namesake_analyses_held": 0.0, "namesake_analyses_waiting_turn": 0.0}

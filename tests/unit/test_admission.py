@@ -74,7 +74,7 @@ def test_analyses_past_the_running_limit_wait_their_turn_and_a_gone_client_stops
     b = threading.Thread(target=second)
     b.start()
     time.sleep(0.6)  # past two of the waiter's looks: it has not started
-    assert order == ["first in"]
+    assert order == ["first in"] and turns.waiting == 1
     gone = threading.Event()
     gone.set()
     # a third whose client left stops waiting, holding nothing
@@ -83,7 +83,7 @@ def test_analyses_past_the_running_limit_wait_their_turn_and_a_gone_client_stops
     release.set()
     a.join(5)
     b.join(5)
-    assert order == ["first in", "first out", "second in"]
+    assert order == ["first in", "first out", "second in"] and turns.waiting == 0
     with turns.turn():  # every turn given back
         pass
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, GCCollector, Histogram, PlatformCollector, ProcessCollector
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+)
 
 from namesake.domain import SuggestionStatus
 
@@ -38,6 +47,17 @@ class Metrics:
             "namesake_analyses_cancelled", "Analyses stopped: their client left or the server stopped", registry=r
         )
         self.promotion_alerts = Counter("namesake_promotion_alerts", "Promotion runs over threshold", registry=r)
+        self.analyses_held = Gauge(
+            "namesake_analyses_held", "Analyses admitted, not yet answered (ANALYSIS_QUEUE_LIMIT)", registry=r
+        )
+        self.analyses_waiting = Gauge(
+            "namesake_analyses_waiting_turn", "Analyses held that wait for a turn (ANALYSIS_RUNNING_LIMIT)", registry=r
+        )
+
+    def watch(self, held: Callable[[], float], waiting: Callable[[], float]) -> None:
+        """Read the two gauges off the server's admission and turns whenever /metrics is scraped."""
+        self.analyses_held.set_function(held)
+        self.analyses_waiting.set_function(waiting)
 
     def observe_analysis(self, stats: dict[str, Any]) -> None:
         """Fold one analysis' stats into the counters."""

@@ -52,6 +52,8 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
     writer = CorrectionsMemoryWriter(rt.db, rt.vectors, rt.embedder, s, on_compensate=m.compensations.inc)
     transcripts = TranscriptStore(rt.db, s.erasure_grace_seconds)
     lists = CanonicalListReader(rt.vectors, rt.db, s, partial(promoted_vocabulary, rt.db))
+    turns, admission = Turns(s.analysis_running_limit), Admission(s.analysis_queue_limit)
+    m.watch(lambda: admission.inflight, lambda: turns.waiting)
     return Services(
         runtime,
         AnalysisService(
@@ -60,7 +62,7 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
             reader,
             rt.llm,
             lambda: rt.language_model_on_demand,
-            Turns(s.analysis_running_limit),
+            turns,
         ),
         ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds)),
         ReviewQueue(
@@ -73,5 +75,5 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
         Jobs(RuntimeJobWork(rt), on_promoted=m.promotions.inc, on_alert=lambda _n: m.promotion_alerts.inc()),
         writer,
         m,
-        Admission(s.analysis_queue_limit),
+        admission,
     )

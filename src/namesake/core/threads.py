@@ -46,6 +46,8 @@ class Turns:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._slots = threading.BoundedSemaphore(limit) if limit > 0 else None
+        self.waiting = 0  # analyses waiting for a turn now (a gauge of /metrics)
+        self._count = threading.Lock()
 
     @contextmanager
     def turn(self) -> Iterator[None]:
@@ -54,9 +56,17 @@ class Turns:
         if self._slots is None:
             yield
             return
-        while not self._slots.acquire(timeout=TURN_POLL_SECONDS):
-            check_cancelled()
+        self._wait(+1)
+        try:
+            while not self._slots.acquire(timeout=TURN_POLL_SECONDS):
+                check_cancelled()
+        finally:
+            self._wait(-1)
         try:
             yield
         finally:
             self._slots.release()
+
+    def _wait(self, step: int) -> None:
+        with self._count:
+            self.waiting += step
