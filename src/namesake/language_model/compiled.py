@@ -260,8 +260,11 @@ class OpenVinoRunner:
     def release_buffers(self) -> None:
         """Give the graphs' working memory back (~100 MB after a full batch: the head's logits, the blocks' states),
         between batches; the next read allocates it again (~0.04 s)."""
-        release = lambda: [compiled.release_memory() for compiled in self._compiled]  # noqa: E731
-        self._batcher.when_free(lambda: self._reader.submit(release).result())
+        self._batcher.when_free(lambda: self._reader.submit(self._release_memory).result())
+
+    def _release_memory(self) -> None:
+        for compiled in self._compiled:
+            compiled.release_memory()
 
     def log_probs(self, rows: Sequence[Row]) -> np.ndarray:
         """(log P(original reading), log P(final reading)) per row, (n, 2); windows packed into lines of their own,
