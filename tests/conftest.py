@@ -96,8 +96,9 @@ def db(_migrated_db: Database) -> Iterator[Database]:
 
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str) -> Settings:
-    """Settings for one test: scratch database, a private data dir for the embedded Qdrant store."""
-    return Settings(database_url=database_url, namesake_data_dir=tmp_path / "data")
+    """Settings for one test: scratch database, a private data dir for the embedded Qdrant store; an app's stages
+    run in its own process (the tests of the server's stage process turn it on)."""
+    return Settings(database_url=database_url, namesake_data_dir=tmp_path / "data", analysis_stage_process=False)
 
 
 def tuned(settings: Settings, **update: object) -> Settings:

@@ -73,3 +73,34 @@ def anon_by_kind(pid: int) -> dict[str, float]:
     status = Path(f"/proc/{pid}/status").read_text()
     threads = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("Threads:")), 0)
     return {**mb, "threads": float(threads)}
+
+
+def tree_pids(pid: int) -> list[int]:
+    """The process and every process under it (a server's stage process, its resource tracker), read off /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended while read
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def tree_mb(pid: int, kind: str = "VmRSS") -> float:
+    """Memory of a process and those under it (MB): `VmRSS` or `RssAnon` summed off each one's status, or `Pss` (its
+    share of every page, so that pages the processes share are counted once) summed off each one's smaps_rollup."""
+    total = 0.0
+    for p in tree_pids(pid):
+        name = "smaps_rollup" if kind == "Pss" else "status"
+        try:
+            lines = Path(f"/proc/{p}/{name}").read_text().splitlines()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) for line in lines if line.startswith(f"{kind}:")) / 1024
+    return total

@@ -12,7 +12,7 @@
 - isolation: 1,000 users over two tenants (the same user ids in both), 100 of tenant A erased: residue
   of the erased and collateral damage to everyone else, both stores.
 - soak: mixed traffic (analyses of new transcripts, fixes, reads) from --clients clients (20) for
-  --minutes, the server's RSS sampled every 10 s; the slope over the last half must be flat.
+  --minutes, the RSS of the server and its stage process sampled every 10 s; the slope over the last half must be flat.
 
 Needs DATABASE_URL (a server: its backends are terminated); each scenario gets a fresh database on it
 and a fresh data folder. Usage: python -m bench.measure.reliability [fault|race|isolation|soak|all] [--writes
@@ -44,7 +44,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from bench.measure.memory_maps import anon_by_kind
+from bench.measure.memory_maps import anon_by_kind, tree_mb, tree_pids
 from namesake.adapters.db import sqlalchemy_url
 from namesake.adapters.vectors.edge import EdgeVectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION
@@ -407,15 +407,6 @@ def isolation(server_url: str, users: int = 1000, erased: int = 100) -> dict[str
         }
 
 
-def rss_mb(pid: int, kind: str = "VmRSS") -> float:
-    """Resident memory of a process (Linux): all of it (VmRSS), or its heap and anonymous maps (RssAnon), or the
-    pages of files it maps (RssFile: the vector store's segments, the models; the kernel may drop them)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{kind}:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def last_half_slope(samples: list[tuple[float, float]]) -> float:
     """Least-squares slope (MB per second) of (seconds, MB) samples over the last half of the run."""
     half = [x for x in samples if x[0] >= samples[-1][0] / 2]
@@ -477,27 +468,26 @@ def soak(
                     c.get(f"/v1/users/u{n % 20}/corrections?limit=50")
                     done["errors"] += (r.status_code >= 500) + (r2.status_code >= 500)
 
-        before, before_anon = (
-            rss_mb(st.server.pid),
-            rss_mb(st.server.pid, "RssAnon"),
-        )  # warm (the server warms up before it says it is ready), no traffic yet
+        pid = st.server.pid  # the server and the processes under it (its stage process): their sum is its memory
+        # warm (the server warms up before it says it is ready), no traffic yet
+        before, before_anon, before_pss = tree_mb(pid), tree_mb(pid, "RssAnon"), tree_mb(pid, "Pss")
         kinds_before = anon_by_kind(st.server.pid)
         workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(clients)]
         for w in workers:
             w.start()
         t0 = time.monotonic()
         while time.monotonic() - t0 < minutes * 60:
-            samples.append((time.monotonic() - t0, rss_mb(st.server.pid)))
-            anon.append((time.monotonic() - t0, rss_mb(st.server.pid, "RssAnon")))
+            samples.append((time.monotonic() - t0, tree_mb(pid)))
+            anon.append((time.monotonic() - t0, tree_mb(pid, "RssAnon")))
             time.sleep(10)
         stop.set()
         for w in workers:
             w.join(timeout=300)
-        busy_end, busy_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
+        busy_end, busy_anon, busy_pss = tree_mb(pid), tree_mb(pid, "RssAnon"), tree_mb(pid, "Pss")
         kinds_busy = anon_by_kind(st.server.pid)
         transcripts_stored = int(st.sql("SELECT count(*) FROM transcripts")[0][0])
         time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
-        idle_end, idle_anon = rss_mb(st.server.pid), rss_mb(st.server.pid, "RssAnon")
+        idle_end, idle_anon, idle_pss = tree_mb(pid), tree_mb(pid, "RssAnon"), tree_mb(pid, "Pss")
         kinds_idle = anon_by_kind(st.server.pid)
         slope, anon_slope = last_half_slope(samples), last_half_slope(anon)
         return {
@@ -511,6 +501,8 @@ def soak(
             "anon_before_traffic": before_anon,
             "anon_when_traffic_stopped": busy_anon,
             f"anon_after_{idle_seconds:.0f}_s_idle": idle_anon,
+            "pss before → stopped → idle": f"{before_pss:.0f} → {busy_pss:.0f} → {idle_pss:.0f}",
+            "processes_after_idle": len(tree_pids(pid)),
             "idle_vs_before": idle_end / before - 1,
             "slope_last_half_mb_per_min": slope * 60,
             "anon_slope_last_half_mb_per_min": anon_slope * 60,

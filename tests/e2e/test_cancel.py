@@ -41,10 +41,11 @@ def _cancelled(base: str) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("in_child", [True, False], ids=["stage-process", "in-process"])
 def test_a_client_that_gives_up_frees_its_place_within_seconds_and_nothing_of_its_analysis_is_saved(
-    settings: Settings, make_runtime: MakeRuntime
+    settings: Settings, make_runtime: MakeRuntime, in_child: bool
 ) -> None:
-    s = tuned(settings, analysis_queue_limit=1)
+    s = tuned(settings, analysis_queue_limit=1, analysis_stage_process=in_child)
     small = {"transcript_id": "small-1", "segments": [{"id": "1", "text": "Thanks to Reiner Blair."}],
              "canonical_entities": {"persons": ["Rainer Blair"]}}  # fmt: skip
     with live_server(create_app(s, make_runtime(s))) as base:
@@ -65,7 +66,6 @@ def test_a_client_that_gives_up_frees_its_place_within_seconds_and_nothing_of_it
         assert stopped < 5 and small_seconds < 30
 
 
-@pytest.mark.slow
 def _gauges(base: str) -> dict[str, float]:
     """The two gauges of analyses in flight, off /metrics."""
     text = httpx.get(f"{base}/metrics", timeout=10).text
@@ -73,6 +73,7 @@ def _gauges(base: str) -> dict[str, float]:
     return {line.split()[0]: float(line.split()[-1]) for line in text.splitlines() if line.split(" ")[0] in names}
 
 
+@pytest.mark.slow
 def test_an_analysis_waiting_its_turn_runs_after_the_one_running_and_stops_waiting_when_its_client_leaves(
     settings: Settings, make_runtime: MakeRuntime
 ) -> None:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from namesake.analysis.pool import StagePool
     from namesake.analysis.ports import AnalysisStores, StoredInputs
     from namesake.analysis.service import AnalysisFailure, AnalysisResult, AnalysisService
+    from namesake.analysis.stage_process import StageProcess
     from namesake.analysis.stores import SqlAnalysisStores
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "InputLine",
     "SqlAnalysisStores",
     "StagePool",
+    "StageProcess",
     "StoredInputs",
     "TranscriptIn",
     "as_namesake",

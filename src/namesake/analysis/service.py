@@ -14,6 +14,7 @@ from typing import Any
 from namesake.analysis.inputs import CheckedTranscript, TranscriptIn, check_cost, check_limits, to_segments
 from namesake.analysis.pool import StagePool
 from namesake.analysis.ports import AnalysisStores
+from namesake.analysis.stage_process import StageProcess
 from namesake.core import (
     DEFAULT_USER,
     CancelledWork,
@@ -108,6 +109,7 @@ class AnalysisService:
         llm: LLMProvider | None = None,
         language_model: Callable[[], LanguageModel | None] = lambda: None,
         turns: Turns | None = None,
+        stages: StageProcess | None = None,
     ) -> None:
         self.settings = settings
         self.stores = stores
@@ -115,6 +117,7 @@ class AnalysisService:
         self.llm = llm
         self.language_model = language_model  # asked once per run: loaded only if the run reads a window
         self.turns = turns or Turns(0)  # the server's bound on analyses running at once (none here by default)
+        self.stages = stages  # the server's child process for the stages (None: run in this process)
 
     def index_entities(self, transcript_id: str, user_id: str | None, entities: dict[str, list[str]]) -> int:
         """Validate, register the transcript for its user and (re)index its canonical entities in one unit."""
@@ -159,9 +162,12 @@ class AnalysisService:
         return bool(prepared.inputs.remembered and self.booster) or self.llm is not None
 
     def compute(self, prepared: PreparedAnalysis) -> tuple[list[Candidate], RunStats]:
-        """Run the stages in this process, with its ports."""
+        """Run the stages with this process's ports: in the stage process when there is one (a remote LLM is read
+        from here), else in this one."""
         booster = self.booster if prepared.inputs.remembered else None
         with self.turns.turn():
+            if self.stages is not None and self.llm is None:
+                return self.stages.run(prepared.inputs, booster)
             return run_stages(
                 prepared.inputs,
                 self.settings,

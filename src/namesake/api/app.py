@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from namesake import __version__
 from namesake.adapters import Runtime, open_runtime
-from namesake.analysis import find_unwritable
+from namesake.analysis import StageProcess, find_unwritable
 from namesake.api.connected import SERVER_RECEIVE
 from namesake.api.deps import require_admin, require_key
 from namesake.api.errors import error_body
@@ -78,18 +78,21 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
         rt = runtime or open_runtime(settings)
-        scheduler, idle = None, None
+        scheduler, idle, stages = None, None, None
         try:
-            app.state.services = services = build_services(rt, metrics)
+            if settings.analysis_stage_process and rt.llm is None:
+                stages = StageProcess(settings)  # loads and warms in a child while this process opens the rest
+            app.state.services = services = build_services(rt, metrics, stages)
             if settings.namesake_warm_up:
                 # before serving: the first requests after /readyz says ready cost what later ones do
-                await run_in_threadpool(warm_up, rt)
+                await run_in_threadpool(warm_up, rt, stages)
             if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
             if settings.idle_give_back_seconds:
-                idle = IdleGiveBack(
-                    services.admission, settings.idle_give_back_seconds, [rt.clear_caches, rt.vectors.release_idle]
-                )
+                give_back: list[Callable[[], object]] = [rt.clear_caches, rt.vectors.release_idle]
+                if stages is not None:  # last: the child is started again fresh
+                    give_back.append(stages.recycle)
+                idle = IdleGiveBack(services.admission, settings.idle_give_back_seconds, give_back)
                 idle.start()
             if address is not None:
                 announce(settings, *address)
@@ -101,6 +104,8 @@ def create_app(
                 scheduler.shutdown(wait=True)
             if idle is not None:
                 idle.stop()
+            if stages is not None:
+                stages.close()
             if owned:
                 rt.close()
 

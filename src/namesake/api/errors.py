@@ -23,6 +23,7 @@ from namesake.core import (
     Scope,
     StoreError,
     UnauthorizedError,
+    WorkerError,
 )
 
 log = logging.getLogger(__name__)
@@ -35,12 +36,14 @@ STATUS: list[tuple[type[NamesakeError], int]] = [
     (GoneError, 410),
     (ConflictError, 409),
     (StoreError, 503),
+    (WorkerError, 503),  # the process running the stages ended (killed, out of memory): a new one runs a retry
     (CancelledWork, 499),  # nobody reads it: the client left (nginx's code for that, in the access log)
 ]
 
 
 # What a client is told when a store fails: the request id in the response header finds the details.
 PUBLIC_MESSAGES = {503: "a store is unavailable; retry later (the X-Request-ID header locates the details in the log)"}
+WORKER_MESSAGE = "the process analysing it ended; retry (the X-Request-ID header locates the details in the log)"
 HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 400: "BAD_REQUEST", 413: "TOO_LARGE"}
 
 
@@ -80,7 +83,8 @@ def install(app: FastAPI) -> None:
         if status >= 500:
             # the details (SQL, parameters, hosts) go to the log under the request id, never to the client
             log.error("request failed: %s", exc.message)
-            return JSONResponse(error_body(exc.code, PUBLIC_MESSAGES.get(status, "internal error"), None), status)
+            public = WORKER_MESSAGE if isinstance(exc, WorkerError) else PUBLIC_MESSAGES.get(status, "internal error")
+            return JSONResponse(error_body(exc.code, public, None), status)
         scope: Scope = getattr(request.state, "scope", Scope())
         return JSONResponse(error_body(exc.code, scope.outward_text(exc.message), exc.field), status_code=status)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from namesake.adapters import Runtime
-from namesake.analysis import AnalysisService, SqlAnalysisStores
+from namesake.analysis import AnalysisService, SqlAnalysisStores, StageProcess
 from namesake.app.admission import Admission
 from namesake.app.metrics import Metrics
 from namesake.core import Turns
@@ -43,8 +43,9 @@ def list_values(lists: CanonicalListReader, transcript_id: str) -> list[str]:
     return [v for vs in lists.fetch_canonical_entities(transcript_id).lists.values() for v in vs]
 
 
-def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services:
-    """Wire the services over one runtime (the memory's bootstrap first: a DIM_MISMATCH stops start-up here)."""
+def build_services(runtime: Runtime, metrics: Metrics | None = None, stages: StageProcess | None = None) -> Services:
+    """Wire the services over one runtime (the memory's bootstrap first: a DIM_MISMATCH stops start-up here); with
+    `stages`, the analyses' stages run in that child process (the server's)."""
     rt, s = runtime, runtime.settings
     m = metrics or Metrics()
     CorrectionsMemoryBootstrap(rt.vectors, rt.embedder, s).ensure_collection()
@@ -63,6 +64,7 @@ def build_services(runtime: Runtime, metrics: Metrics | None = None) -> Services
             rt.llm,
             lambda: rt.language_model_on_demand,
             turns,
+            stages,
         ),
         ReviewService(SqlReviewUnitOfWork(writer, s.erasure_grace_seconds)),
         ReviewQueue(

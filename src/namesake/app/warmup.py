@@ -8,6 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from namesake.adapters import Runtime
+from namesake.analysis import StageProcess
 from namesake.core import CORRECTIONS_COLLECTION, NamesakeError
 from namesake.corrections_memory import memory_filter
 from namesake.language_model import warm_read
@@ -18,8 +19,9 @@ log = logging.getLogger(__name__)
 POOL_CONNECTIONS = 10
 
 
-def warm_up(rt: Runtime) -> dict[str, float]:
-    """Load the embedder, the word lists and the scorer, open the pool and the corrections shard.
+def warm_up(rt: Runtime, stages: StageProcess | None = None) -> dict[str, float]:
+    """Load the embedder, the word lists and the scorer (or wait for the stage process to have), open the pool and
+    the corrections shard.
 
     Called by the app's lifespan before it serves, so `/readyz` answers only once this is done. A store
     that fails here is logged, not fatal: readiness reports it. Returns the seconds each part took.
@@ -42,10 +44,13 @@ def warm_up(rt: Runtime) -> dict[str, float]:
     # the encoder's first product before OpenVINO starts its threads (beside them, OpenBLAS's first call once hung
     # the start); then the model compiles in OpenVINO's threads, mostly outside the interpreter, beside the word lists
     part("embedder", lambda: rt.embedder.embed(["warm up"]))
-    with ThreadPoolExecutor(1, thread_name_prefix="warm-lm") as beside:
-        compiled = beside.submit(part, "language_model", language_model)
-        part("pipeline", lambda: warm_stages(rt.settings))
-        compiled.result()
+    if stages is not None:  # the model and the stages' tables are the child's, loading since the app started
+        part("stage_process", stages.wait_ready)
+    else:
+        with ThreadPoolExecutor(1, thread_name_prefix="warm-lm") as beside:
+            compiled = beside.submit(part, "language_model", language_model)
+            part("pipeline", lambda: warm_stages(rt.settings))
+            compiled.result()
 
     def pool() -> None:
         with ThreadPoolExecutor(POOL_CONNECTIONS) as ex:

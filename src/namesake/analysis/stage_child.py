@@ -1,0 +1,124 @@
+"""The child side of `analysis.stage_process.StageProcess`: the stages and their language model in a process of their
+own, each analysis on a thread, a cancel from the server stopping it at its next step, the memory boost asked of the
+server (which holds the stores) over the same pipe. Imports nothing of the stores or the service."""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import queue
+import threading
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from namesake.core import NamesakeError, Settings, WorkerError, cancellable
+from namesake.domain import Candidate
+from namesake.language_model import build_language_model, warm_read
+from namesake.reliability import BoostStats, LanguageModel, PipelineInputs, run_stages, warm_stages
+
+# The messages, each a tuple that starts with its kind. Server → child: RUN (job, inputs, with a boost), CANCEL (job),
+# BOOSTED (job, candidates, stats), STOP. Child → server: READY, BOOST (job, user, candidates, excluded), DONE (job,
+# candidates, stats), FAILED (job, error).
+RUN, CANCEL, BOOSTED, STOP = "run", "cancel", "boosted", "stop"
+READY, BOOST, DONE, FAILED = "ready", "boost", "done", "failed"
+
+
+@dataclass
+class _Job:
+    """One analysis running in the child: its cancel and the answers to its boosts."""
+
+    cancel: threading.Event = field(default_factory=threading.Event)
+    answers: queue.Queue[tuple[Any, ...]] = field(default_factory=queue.Queue)
+
+
+class _Pipe:
+    """The child's end of the pipe, sent to from every analysis's thread (one at a time)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self._lock = threading.Lock()
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        with self._lock:
+            self.conn.send(message)
+
+
+class _BoostThroughServer:
+    """The memory's port as the stages see it in the child: the server boosts the candidates with its stores and
+    sends them back; they are copied into the child's own, which the stages go on with."""
+
+    def __init__(self, pipe: _Pipe, job_id: int, job: _Job) -> None:
+        self.pipe, self.job_id, self.job = pipe, job_id, job
+
+    def boost(self, user_id: str, candidates: list[Candidate], *, exclude: frozenset[str] = frozenset()) -> BoostStats:
+        """Fail-soft like the server's booster: its own errors are counted in the stats it sends back."""
+        self.pipe.send((BOOST, self.job_id, user_id, candidates, exclude))
+        boosted, stats = self.job.answers.get()
+        for mine, theirs in zip(candidates, boosted, strict=True):
+            mine.__dict__.update(theirs.__dict__)
+        return stats  # type: ignore[no-any-return]
+
+
+def serve_stages(conn: Connection, settings: Settings) -> None:
+    """The child's life: load and warm the model and the stages, say READY, then run what the server sends until
+    STOP or the server's end of the pipe closes."""
+    model = build_language_model(settings)
+    if model is not None:
+        warm_read(model)
+    with contextlib.suppress(NamesakeError):  # a setting the stages cannot use: each run meets it and says so
+        warm_stages(settings)
+    pipe, jobs = _Pipe(conn), dict[int, _Job]()
+    pipe.send((READY,))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            break
+        kind = message[0]
+        if kind == RUN:
+            job_id, inputs, with_boost = message[1:]
+            jobs[job_id] = job = _Job()
+            args = (pipe, jobs, job_id, job, inputs, settings, model, with_boost)
+            threading.Thread(target=_run, args=args, name=f"stages-{job_id}", daemon=True).start()
+        elif kind == CANCEL and message[1] in jobs:
+            jobs[message[1]].cancel.set()
+        elif kind == BOOSTED and message[1] in jobs:
+            jobs[message[1]].answers.put(message[2:])
+        elif kind == STOP:
+            break
+    for job in list(jobs.values()):  # what still runs stops at its next step
+        job.cancel.set()
+
+
+def _run(
+    pipe: _Pipe,
+    jobs: dict[int, _Job],
+    job_id: int,
+    job: _Job,
+    inputs: PipelineInputs,
+    settings: Settings,
+    model: LanguageModel | None,
+    with_boost: bool,
+) -> None:
+    """One analysis on its own thread: DONE with what the stages kept, or FAILED with why (a cancel: CancelledWork)."""
+    try:
+        with cancellable(job.cancel):
+            booster = _BoostThroughServer(pipe, job_id, job) if with_boost else None
+            kept, stats = run_stages(inputs, settings, booster=booster, language_model=model)
+        answer: tuple[Any, ...] = (DONE, job_id, kept, stats)
+    except Exception as exc:  # every failure goes back to the request that waits for it
+        answer = (FAILED, job_id, portable(exc))
+    finally:
+        jobs.pop(job_id, None)
+    with contextlib.suppress(OSError, ValueError):  # the server has gone: nobody waits for it
+        pipe.send(answer)
+
+
+def portable(exc: Exception) -> Exception:
+    """The error as it can cross the pipe: itself when it pickles, else a WorkerError that names it."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return WorkerError(f"the stages failed: {type(exc).__name__}: {exc}")
+    return exc
