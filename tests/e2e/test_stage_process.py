@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +59,23 @@ def test_the_stage_process_answers_as_the_server_itself_and_boosts_with_the_user
             remembered = [x for x in answers[in_child][1] if x["signals"].get("remembered", 0) > 0]
             assert remembered and all(x["status"] == "auto_applied" for x in remembered)
     assert [_seen(a) for a in answers[True]] == [_seen(a) for a in answers[False]]
+
+
+def test_a_stage_process_killed_mid_analysis_answers_503_worker_and_the_next_analysis_runs_in_a_new_one(
+    settings: Settings, make_runtime: MakeRuntime
+) -> None:
+    s = tuned(settings, namesake_api_keys=[KEY], analysis_stage_process=True)
+    line = "Reiner Blair said our sales teams met Cytova and Backman Coulter buyers in the west region this quarter. "
+    long_body = {"transcript_id": "long-1", "user_id": "alice", "canonical_entities": ENTITIES,
+                 "segments": [{"id": str(i), "text": line * 12} for i in range(400)]}  # fmt: skip
+    with TestClient(create_app(s, make_runtime(s))) as client:
+        stages = client.app.state.services.analysis.stages  # type: ignore[attr-defined]
+        pid = stages._child.process.pid
+        threading.Timer(1.5, lambda: os.kill(pid, signal.SIGKILL)).start()
+        r = client.post("/v1/reliability/analyze", json=long_body, headers=AUTH)
+        assert r.status_code == 503, r.text
+        assert r.json()["error"]["code"] == "WORKER" and "retry" in r.json()["error"]["message"]
+        assert _analyze(client, "after-1", "alice")
+        assert stages._child.process.pid != pid
+        listed = [t["transcript_id"] for t in client.get("/v1/transcripts", headers=AUTH).json()]
+        assert "long-1" not in listed, listed  # nothing of the failed analysis is kept

@@ -209,7 +209,7 @@ class AnalysisService:
         try:
             kept, stats = self.compute(prepared)
             check_cancelled()  # the last moment a client that left stops it: nothing is saved
-        except CancelledWork:
+        except (CancelledWork, WorkerError):
             if prepared.created:  # as if it had never been sent: the transcript and the list it brought go
                 self.stores.discard(prepared.transcript_id)
             raise

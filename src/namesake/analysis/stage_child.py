@@ -7,20 +7,29 @@ from __future__ import annotations
 import contextlib
 import pickle
 import queue
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from namesake.core import NamesakeError, Settings, WorkerError, cancellable
+from namesake.core import (
+    NamesakeError,
+    Settings,
+    WorkerError,
+    cancellable,
+    configure_logging,
+    few_heap_arenas,
+    request_id,
+)
 from namesake.domain import Candidate
 from namesake.language_model import build_language_model, warm_read
 from namesake.reliability import BoostStats, LanguageModel, PipelineInputs, run_stages, warm_stages
 
-# The messages, each a tuple that starts with its kind. Server → child: RUN (job, inputs, with a boost), CANCEL (job),
-# BOOSTED (job, candidates, stats), STOP. Child → server: READY, BOOST (job, user, candidates, excluded), DONE (job,
-# candidates, stats), FAILED (job, error).
+# The messages, each a tuple that starts with its kind. Server → child: RUN (job, inputs, with a boost, request id),
+# CANCEL (job), BOOSTED (job, candidates, stats), STOP. Child → server: READY, BOOST (job, user, candidates,
+# excluded), DONE (job, candidates, stats), FAILED (job, error).
 RUN, CANCEL, BOOSTED, STOP = "run", "cancel", "boosted", "stop"
 READY, BOOST, DONE, FAILED = "ready", "boost", "done", "failed"
 
@@ -64,6 +73,9 @@ class _BoostThroughServer:
 def serve_stages(conn: Connection, settings: Settings) -> None:
     """The child's life: load and warm the model and the stages, say READY, then run what the server sends until
     STOP or the server's end of the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C at the server's terminal: the server ends it, in order
+    configure_logging()  # the server's JSON lines
+    few_heap_arenas()  # as the server: the threads' freed memory pooled, not kept per thread
     model = build_language_model(settings)
     if model is not None:
         warm_read(model)
@@ -81,9 +93,9 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
             break
         kind = message[0]
         if kind == RUN:
-            job_id, inputs, with_boost = message[1:]
+            job_id, inputs, with_boost, rid = message[1:]
             jobs[job_id] = job = _Job()
-            runner.submit(_run, pipe, jobs, job_id, job, inputs, settings, model, with_boost)
+            runner.submit(_run, pipe, jobs, job_id, job, inputs, settings, model, with_boost, rid)
         elif kind == CANCEL and message[1] in jobs:
             jobs[message[1]].cancel.set()
         elif kind == BOOSTED and message[1] in jobs:
@@ -104,8 +116,11 @@ def _run(
     settings: Settings,
     model: LanguageModel | None,
     with_boost: bool,
+    rid: str,
 ) -> None:
-    """One analysis on its own thread: DONE with what the stages kept, or FAILED with why (a cancel: CancelledWork)."""
+    """One analysis on a thread of the child: DONE with what the stages kept, or FAILED with why (a cancel:
+    CancelledWork); its log lines carry the request's id."""
+    request_id.set(rid)
     try:
         with cancellable(job.cancel):
             booster = _BoostThroughServer(pipe, job_id, job) if with_boost else None

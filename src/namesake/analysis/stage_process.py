@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from namesake.analysis.stage_child import BOOST, BOOSTED, CANCEL, DONE, FAILED, READY, RUN, STOP, serve_stages
-from namesake.core import Settings, WorkerError, cancelled
+from namesake.core import Settings, WorkerError, cancelled, request_id
 from namesake.domain import Candidate
 from namesake.reliability import BoostStats, MemoryBooster, PipelineInputs, RunStats
 
@@ -127,7 +127,7 @@ class StageProcess:
             answers: queue.Queue[tuple[Any, ...]] = queue.Queue()
             child.jobs[job_id] = answers
         try:
-            child.send((RUN, job_id, inputs, booster is not None))
+            child.send((RUN, job_id, inputs, booster is not None, request_id.get()))
             return _wait_for(child, job_id, answers, booster)
         finally:
             child.jobs.pop(job_id, None)
