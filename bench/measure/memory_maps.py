@@ -104,3 +104,18 @@ def tree_mb(pid: int, kind: str = "VmRSS") -> float:
             continue
         total += sum(int(line.split()[1]) for line in lines if line.startswith(f"{kind}:")) / 1024
     return total
+
+
+def tree_by_process(pid: int) -> dict[str, float]:
+    """The resident memory (MB) of a process and of each one under it, by what it is: the server, its stage process,
+    multiprocessing's resource tracker."""
+    out: dict[str, float] = {}
+    for p in tree_pids(pid):
+        try:
+            cmdline = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            rss = next(line for line in Path(f"/proc/{p}/status").read_text().splitlines() if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            continue
+        name = "server" if p == pid else "stage process" if "spawn_main" in cmdline else "resource tracker"
+        out[name] = out.get(name, 0.0) + int(rss.split()[1]) / 1024
+    return out

@@ -44,7 +44,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from bench.measure.memory_maps import anon_by_kind, tree_mb, tree_pids
+from bench.measure.memory_maps import anon_by_kind, tree_by_process, tree_mb, tree_pids
 from namesake.adapters.db import sqlalchemy_url
 from namesake.adapters.vectors.edge import EdgeVectorStore
 from namesake.core.settings import CORRECTIONS_COLLECTION
@@ -471,7 +471,7 @@ def soak(
         pid = st.server.pid  # the server and the processes under it (its stage process): their sum is its memory
         # warm (the server warms up before it says it is ready), no traffic yet
         before, before_anon, before_pss = tree_mb(pid), tree_mb(pid, "RssAnon"), tree_mb(pid, "Pss")
-        kinds_before = anon_by_kind(st.server.pid)
+        kinds_before, procs_before = anon_by_kind(pid), tree_by_process(pid)
         workers = [threading.Thread(target=traffic, args=(w,), daemon=True) for w in range(clients)]
         for w in workers:
             w.start()
@@ -484,11 +484,11 @@ def soak(
         for w in workers:
             w.join(timeout=300)
         busy_end, busy_anon, busy_pss = tree_mb(pid), tree_mb(pid, "RssAnon"), tree_mb(pid, "Pss")
-        kinds_busy = anon_by_kind(st.server.pid)
+        kinds_busy, procs_busy = anon_by_kind(pid), tree_by_process(pid)
         transcripts_stored = int(st.sql("SELECT count(*) FROM transcripts")[0][0])
         time.sleep(idle_seconds)  # the server gives its caches back once idle (IDLE_GIVE_BACK_SECONDS)
         idle_end, idle_anon, idle_pss = tree_mb(pid), tree_mb(pid, "RssAnon"), tree_mb(pid, "Pss")
-        kinds_idle = anon_by_kind(st.server.pid)
+        kinds_idle, procs_idle = anon_by_kind(pid), tree_by_process(pid)
         slope, anon_slope = last_half_slope(samples), last_half_slope(anon)
         return {
             **done,
@@ -513,7 +513,13 @@ def soak(
             "rss_every_minute": [round(r) for t, r in samples if int(t) % 60 < 10],
             "anon_every_minute": [round(r) for t, r in anon if int(t) % 60 < 10],
             **{
-                f"anon {kind}: before → stopped → idle": " → ".join(
+                f"rss of the {name}: before → stopped → idle": " → ".join(
+                    f"{p.get(name, 0):.0f}" for p in (procs_before, procs_busy, procs_idle)
+                )
+                for name in procs_before
+            },
+            **{
+                f"anon {kind} (server): before → stopped → idle": " → ".join(
                     f"{k[kind]:.0f}" for k in (kinds_before, kinds_busy, kinds_idle)
                 )
                 for kind in kinds_before

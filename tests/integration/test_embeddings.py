@@ -120,6 +120,24 @@ def test_encodes_asked_from_short_lived_threads_all_run_on_the_encoders_one_thre
     assert all(np.allclose(g, alone) for g in got)
 
 
+def test_the_idle_give_back_lets_go_of_the_encoders_weights_it_read_and_reads_them_again(tmp_path: Path) -> None:
+    """The embedding table is read a token at a time: its pages pile up in the process until the give-back."""
+
+    def file_mb() -> float:
+        status = Path("/proc/self/status").read_text().splitlines()
+        return next(int(line.split()[1]) for line in status if line.startswith("RssFile:")) / 1024
+
+    UniversalSentenceEncoder(threads=1, cache_dir=tmp_path).embed(["written"])  # the first writes the arrays
+    cached = CachedEmbedder(UniversalSentenceEncoder(threads=1, cache_dir=tmp_path))  # the next maps them
+    first = cached.embed(["Cytiva"])
+    rng = np.random.default_rng(1)
+    cached.embed(["".join(chr(c) for c in rng.integers(0x4E00, 0x9FFF, 12)) for _ in range(2000)])
+    read = file_mb()
+    cached.clear_cache()
+    assert file_mb() < read - 20  # the rows it had read are no longer this process's
+    assert np.allclose(cached.embed(["Cytiva"]), first)
+
+
 def test_bge_m3_refuses_a_folder_without_its_heads(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "sparse_linear.pt").write_bytes(b"")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from namesake.adapters.db import Database
 from namesake.adapters.embeddings import UniversalSentenceEncoder
 from namesake.adapters.runtime import open_runtime
 from namesake.app.services import build_services
@@ -72,3 +73,13 @@ def _hold(data: Path, ready: Any, done: Any) -> None:
     ready.set()
     done.wait(120)
     vectors.close()
+
+
+def test_an_idle_databases_pool_closes_its_connections_and_the_next_query_opens_one(db: Database) -> None:
+    """The idle give-back closes the pool's connections (their buffers go with them); nothing is lost for the next."""
+    db.ping(hold_seconds=0.01)
+    assert db.engine.pool.checkedin() >= 1
+    db.release_idle()
+    assert db.engine.pool.checkedin() == 0
+    db.ping()
+    assert db.engine.pool.checkedin() == 1

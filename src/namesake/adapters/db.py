@@ -201,6 +201,11 @@ class Database:
         except SQLAlchemyError as exc:
             raise StoreError(f"PostgreSQL: {exc}") from exc
 
+    def release_idle(self) -> None:
+        """Close the pool's idle connections (each keeps buffers as large as the largest result it read); the next
+        request opens what it needs. One checked out goes on, and is closed when it comes back."""
+        self.engine.dispose(close=True)
+
     def ping(self, hold_seconds: float = 0.0) -> None:
         """Raise StoreError unless PostgreSQL answers a trivial query; hold the connection a while if asked
         (a warm-up holding several at once makes the pool open them all rather than reuse one)."""

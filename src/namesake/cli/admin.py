@@ -85,10 +85,12 @@ def serve(
 
     SIGTERM stops taking connections, gives what runs SHUTDOWN_GRACE_SECONDS to finish, stops the rest and exits.
     """
+    from namesake.core import configure_logging, few_heap_arenas, with_trimmable_allocator
+
+    with_trimmable_allocator()  # (started again on the C library's malloc, unless PYTHONMALLOC says otherwise)
     import uvicorn
 
     from namesake.api import create_app
-    from namesake.core import configure_logging, few_heap_arenas
 
     configure_logging()
     # once ready, it says where it listens in the data dir: `namesake analyze` there sends its work to it

@@ -12,6 +12,7 @@ import ctypes
 import ctypes.util
 import functools
 import gc
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -26,6 +27,8 @@ _every: list[Any] = []
 # the soak (docs/benchmarks/2026-12-04-soak.md), two hold a quarter less memory after the same traffic than the default.
 M_ARENA_MAX = -8
 HEAP_ARENAS = 2
+# Set while a server runs again on the allocator `with_trimmable_allocator` chose for it.
+ALLOCATOR_CHOSEN = "NAMESAKE_ALLOCATOR_CHOSEN"
 
 
 def memoised(fn: F) -> F:
@@ -72,6 +75,23 @@ def few_heap_arenas(arenas: int = HEAP_ARENAS) -> None:
     libc = _libc()
     if libc is not None and hasattr(libc, "mallopt"):
         libc.mallopt(M_ARENA_MAX, arenas)
+
+
+def with_trimmable_allocator() -> None:
+    """Run this process (a server) on the C library's malloc: start it again with `PYTHONMALLOC=malloc`, unless an
+    allocator was chosen already; then take the variable out again, so that the processes it starts (its stage
+    process) use CPython's own. CPython keeps each 1 MB arena of its objects while one object in it lives: after a
+    load, a few long-lived objects among the requests' short-lived ones hold ~100 MB that way, which the C library's
+    heap gives back at idle (`give_back`'s trim). Nothing where a process cannot be started again in place."""
+    if os.environ.pop(ALLOCATOR_CHOSEN, None) is not None:
+        os.environ.pop("PYTHONMALLOC", None)
+        return
+    if "PYTHONMALLOC" in os.environ or not hasattr(os, "execv") or not sys.orig_argv:
+        return
+    os.environ.update({"PYTHONMALLOC": "malloc", ALLOCATOR_CHOSEN: "1"})
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, sys.orig_argv)
 
 
 def _trim_heap() -> None:
