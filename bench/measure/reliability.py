@@ -443,6 +443,7 @@ def soak(
         assert st.server is not None
         stop, done = threading.Event(), {"analyses": 0, "whole_calls": 0, "fixes": 0, "errors": 0}
         samples: list[tuple[float, float]] = []  # (seconds, RSS MB)
+        by_process: list[tuple[float, dict[str, float]]] = []  # (seconds, RSS MB of each process)
         anon: list[tuple[float, float]] = []  # (seconds, anonymous MB): what the kernel cannot drop
         text_ = ["Good morning, this is Reiner Blair with the results.", "Our Cytova unit grew, and Backman too."]
 
@@ -478,6 +479,7 @@ def soak(
         t0 = time.monotonic()
         while time.monotonic() - t0 < minutes * 60:
             samples.append((time.monotonic() - t0, tree_mb(pid)))
+            by_process.append((samples[-1][0], tree_by_process(pid)))
             anon.append((time.monotonic() - t0, tree_mb(pid, "RssAnon")))
             time.sleep(10)
         stop.set()
@@ -512,6 +514,10 @@ def soak(
             "transcripts_stored": transcripts_stored,
             "rss_every_minute": [round(r) for t, r in samples if int(t) % 60 < 10],
             "anon_every_minute": [round(r) for t, r in anon if int(t) % 60 < 10],
+            **{
+                f"rss of the {name} every minute": [round(p.get(name, 0)) for t, p in by_process if int(t) % 60 < 10]
+                for name in procs_before
+            },
             **{
                 f"rss of the {name}: before → stopped → idle": " → ".join(
                     f"{p.get(name, 0):.0f}" for p in (procs_before, procs_busy, procs_idle)

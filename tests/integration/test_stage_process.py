@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -90,3 +93,27 @@ def test_recycled_at_idle_the_child_ends_and_a_fresh_one_answers_the_same(stages
     assert not old.is_running()
     assert stages.wait_ready() and _child(stages).pid != old.pid
     assert _answer(stages) == before
+
+
+ORPHAN = """
+import sys, time
+from namesake.analysis import StageProcess
+from namesake.core import Settings
+
+if __name__ == "__main__":
+    stages = StageProcess(Settings(namesake_data_dir=sys.argv[1]))
+    assert stages.wait_ready()
+    print(stages._child.process.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_stage_process_whose_server_is_killed_ends_by_itself(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(ORPHAN)
+    server = subprocess.Popen([sys.executable, str(script), str(tmp_path / "data")], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    child = psutil.Process(int(server.stdout.readline()))
+    server.kill()
+    server.wait()
+    child.wait(timeout=10)  # psutil.TimeoutExpired if it outlived its server

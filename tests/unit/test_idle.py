@@ -59,3 +59,22 @@ def test_the_give_back_also_empties_the_caches_libraries_keep_of_their_own() -> 
     clock.now += 30
     assert idle.check()
     assert not wordfreq._wf_cache and not re._cache  # type: ignore[attr-defined]
+
+
+def test_a_busy_server_trims_its_heap_every_so_often_and_an_idle_one_not_again() -> None:
+    clock = Clock()
+    admission = Admission(limit=2, clock=clock)
+    idle = IdleGiveBack(admission, 30, [], clock=clock, trim_seconds=30)
+    with admission.admitted():
+        clock.now += 29
+        assert not idle.trim_if_due()  # not yet
+        clock.now += 1
+        assert idle.trim_if_due()  # busy for 30 s
+        assert not idle.trim_if_due()  # just did
+        clock.now += 30
+        assert idle.trim_if_due()
+    clock.now += 600
+    assert idle.trim_if_due()  # the work since the last trim
+    clock.now += 600
+    assert not idle.trim_if_due()  # nothing has run since
+    assert not IdleGiveBack(admission, 30, [], clock=clock).trim_if_due()  # trim_seconds 0: never

@@ -19,9 +19,11 @@ from namesake.core import (
     Settings,
     WorkerError,
     cancellable,
+    check_cancelled,
     configure_logging,
     few_heap_arenas,
     request_id,
+    trim_heap,
 )
 from namesake.domain import Candidate
 from namesake.language_model import build_language_model, warm_read
@@ -31,6 +33,8 @@ from namesake.reliability import BoostStats, LanguageModel, PipelineInputs, run_
 # CANCEL (job), BOOSTED (job, candidates, stats), STOP. Child → server: READY, BOOST (job, user, candidates,
 # excluded), DONE (job, candidates, stats), FAILED (job, error).
 RUN, CANCEL, BOOSTED, STOP = "run", "cancel", "boosted", "stop"
+# How often an analysis waiting for the server's boost looks whether it was cancelled (seconds).
+ANSWER_POLL_SECONDS = 0.1
 READY, BOOST, DONE, FAILED = "ready", "boost", "done", "failed"
 
 
@@ -64,7 +68,12 @@ class _BoostThroughServer:
     def boost(self, user_id: str, candidates: list[Candidate], *, exclude: frozenset[str] = frozenset()) -> BoostStats:
         """Fail-soft like the server's booster: its own errors are counted in the stats it sends back."""
         self.pipe.send((BOOST, self.job_id, user_id, candidates, exclude))
-        boosted, stats = self.job.answers.get()
+        while True:  # until the server answers, or the analysis is cancelled (its client, or the server, gone)
+            try:
+                boosted, stats = self.job.answers.get(timeout=ANSWER_POLL_SECONDS)
+                break
+            except queue.Empty:
+                check_cancelled()
         for mine, theirs in zip(candidates, boosted, strict=True):
             mine.__dict__.update(theirs.__dict__)
         return stats  # type: ignore[no-any-return]
@@ -85,6 +94,9 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
     # as many threads as the server runs analyses at once, kept: native code keeps buffers for every thread that ever
     # computed (BLAS, the model's runtime), which a thread's end does not give back
     runner = ThreadPoolExecutor(settings.analysis_running_limit or settings.analysis_queue_limit, "stages")
+    stop = threading.Event()
+    if settings.heap_trim_seconds:
+        threading.Thread(target=_trim_every, args=(settings.heap_trim_seconds, stop), name="trim", daemon=True).start()
     pipe.send((READY,))
     while True:
         try:
@@ -105,6 +117,13 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
     for job in list(jobs.values()):  # what still runs stops at its next step
         job.cancel.set()
     runner.shutdown(wait=True, cancel_futures=True)
+    stop.set()
+
+
+def _trim_every(seconds: float, stop: threading.Event) -> None:
+    """Hand the heap's free pages back every `seconds` (what a busy server does too: app/idle.py)."""
+    while not stop.wait(seconds):
+        trim_heap()
 
 
 def _run(

@@ -183,5 +183,8 @@ def _boosted(
     """The child's candidates boosted by this process's memory (fail-soft: the booster counts its own errors)."""
     if booster is None:
         return candidates, BoostStats()
-    stats = booster.boost(user_id, candidates, exclude=exclude)
-    return candidates, stats
+    try:
+        return candidates, booster.boost(user_id, candidates, exclude=exclude)
+    except Exception:  # the child waits for an answer whatever happens: without the boost, as a failed read
+        log.exception("the memory's boost failed; the analysis goes on without it")
+        return candidates, BoostStats(errors=1)

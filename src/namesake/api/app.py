@@ -92,7 +92,12 @@ def create_app(
                 give_back: list[Callable[[], object]] = [rt.clear_caches, rt.vectors.release_idle, rt.db.release_idle]
                 if stages is not None:  # last: the child is started again fresh
                     give_back.append(stages.recycle)
-                idle = IdleGiveBack(services.admission, settings.idle_give_back_seconds, give_back)
+                idle = IdleGiveBack(
+                    services.admission,
+                    settings.idle_give_back_seconds,
+                    give_back,
+                    trim_seconds=settings.heap_trim_seconds,
+                )
                 idle.start()
             if address is not None:
                 announce(settings, *address)

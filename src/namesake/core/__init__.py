@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from namesake.core.faces import lazy_names
 
 if TYPE_CHECKING:
-    from namesake.core.caches import few_heap_arenas, give_back, memoised, with_trimmable_allocator
+    from namesake.core.caches import few_heap_arenas, give_back, memoised, trim_heap, with_trimmable_allocator
     from namesake.core.cancel import CancelledWork, cancellable, cancelled, check_cancelled
     from namesake.core.errors import (
         BusyError,
@@ -130,6 +130,7 @@ __all__ = [
     "syllable_similarity",
     "thread_budget",
     "tokenize",
+    "trim_heap",
     "with_trimmable_allocator",
     "word_frequency",
     "written_form",

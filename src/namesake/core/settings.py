@@ -125,6 +125,8 @@ class Settings(BaseSettings):
     analysis_running_limit: NonNegative = 2
     # a server with no analysis for this long empties its caches and trims its heap (0: never; app/idle.py)
     idle_give_back_seconds: NonNegative = 30
+    # a busy server (and its stage process) hands its heap's free pages back this often (0: only when idle)
+    heap_trim_seconds: NonNegative = 30
     # a server runs its analyses' stages and language model in a child process, started fresh when it is idle: the
     # memory they used goes back whole (off: in the server's own process; analysis/stage_process.py)
     analysis_stage_process: bool = True
