@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 
 from tests.live import free_port
@@ -191,10 +192,14 @@ def test_sigterm_during_a_long_analysis_stops_it_and_the_server_within_the_grace
         client = threading.Thread(target=send)
         client.start()
         time.sleep(3)  # the analysis is under way (it takes ten seconds and more)
+        under = psutil.Process(server.pid).children(recursive=True)  # its stage process, the resource tracker
+        assert under
         t0 = time.monotonic()
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=60) in (0, -signal.SIGTERM)
         took = time.monotonic() - t0
+        _, left = psutil.wait_procs(under, timeout=10)
+        assert not left, left  # nothing of it outlives it
         client.join(timeout=60)
         assert answers and answers[0] != 200, answers  # stopped, not finished
         print(f"stopped in {took:.1f} s: {answers}")

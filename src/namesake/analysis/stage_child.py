@@ -85,11 +85,12 @@ def serve_stages(conn: Connection, settings: Settings) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C at the server's terminal: the server ends it, in order
     configure_logging()  # the server's JSON lines
     few_heap_arenas()  # as the server: the threads' freed memory pooled, not kept per thread
-    model = build_language_model(settings)
-    if model is not None:
-        warm_read(model)
-    with contextlib.suppress(NamesakeError):  # a setting the stages cannot use: each run meets it and says so
-        warm_stages(settings)
+    # the model compiles in its runtime's threads, mostly outside the interpreter, beside the stages' tables
+    with ThreadPoolExecutor(1, thread_name_prefix="warm-model") as beside:
+        loading = beside.submit(_warm_model, settings)
+        with contextlib.suppress(NamesakeError):  # a setting the stages cannot use: each run meets it and says so
+            warm_stages(settings)
+        model = loading.result()
     pipe, jobs = _Pipe(conn), dict[int, _Job]()
     # as many threads as the server runs analyses at once, kept: native code keeps buffers for every thread that ever
     # computed (BLAS, the model's runtime), which a thread's end does not give back
@@ -124,6 +125,14 @@ def _trim_every(seconds: float, stop: threading.Event) -> None:
     """Hand the heap's free pages back every `seconds` (what a busy server does too: app/idle.py)."""
     while not stop.wait(seconds):
         trim_heap()
+
+
+def _warm_model(settings: Settings) -> LanguageModel | None:
+    """The language model, its first read done (its buffers made), or None: off, or it cannot load."""
+    model = build_language_model(settings)
+    if model is not None:
+        warm_read(model)
+    return model
 
 
 def _run(

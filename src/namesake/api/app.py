@@ -77,11 +77,16 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
-        rt = runtime or open_runtime(settings)
-        scheduler, idle, stages = None, None, None
+        scheduler, idle = None, None
+        # started first: it loads and warms the stages and the model while this process opens the stores
+        stages = StageProcess(settings) if settings.analysis_stage_process and settings.llm_provider == "none" else None
         try:
-            if settings.analysis_stage_process and rt.llm is None:
-                stages = StageProcess(settings)  # loads and warms in a child while this process opens the rest
+            rt = runtime or open_runtime(settings)
+        except BaseException:
+            if stages is not None:
+                stages.close()
+            raise
+        try:
             app.state.services = services = build_services(rt, metrics, stages)
             if settings.namesake_warm_up:
                 # before serving: the first requests after /readyz says ready cost what later ones do
