@@ -99,7 +99,6 @@ class StageProcess:
         self._ids = itertools.count(1)
         self._closed = False
         self._child: _Child | None = self._start()
-        self.recycled = 0  # children ended at idle and started fresh
 
     def _start(self) -> _Child:
         return _Child(self.settings, self._gone)
@@ -141,7 +140,7 @@ class StageProcess:
                 return False
             self._child = self._start()
         child.stop()
-        self.recycled += 1
+        log.info("idle: the stage process started again fresh (what it held given back)")
         return True
 
     def close(self) -> None:

@@ -381,7 +381,8 @@ ERROR_MEANINGS = {
     413: "the body or one of its parts is over a limit",
     415: "the body is not JSON: send JSON with Content-Type: application/json",
     422: "invalid input; `field` names it",
-    503: "a store is unavailable, or BUSY (Retry-After: too many analyses in progress): nothing was changed",
+    503: "a store is unavailable, BUSY (Retry-After: too many analyses in progress) or WORKER (the process "
+    "analysing it ended; retry): nothing was changed",
 }
 
 
