@@ -13,10 +13,8 @@ from fastapi.testclient import TestClient
 from namesake.api.app import create_app
 from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime, tuned
+from tests.e2e.test_undo_and_groups import AUTH, ENTITIES, KEY
 
-KEY = "test-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
-ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman Coulter"]}
 TEXT = [
     "Good morning, this is Reiner Blair with the results.",
     "Our Cytova unit grew, and Backman Coulter too, said our sales teams.",
