@@ -1,4 +1,4 @@
-"""The memory rules' six bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
+"""The memory rules' seven bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
 
 Rows: every second-half suggestion of `bench.measure.loop_check_folds --keep DIR` that carries a fix the user taught
 exactly (`remembered` = 1, not contested), a list reading of a name the user fixed other words to (`name_confirmed`,
@@ -70,6 +70,7 @@ def rows_of(keep: Path) -> list[Row]:
                     "times": sig.get("remembered_frequency", 1.0), "by_hand": bool(sig.get("remembered_manual")),
                     "everyday": sig.get("remembered_everyday", 0.0), "one_word": len(s["original"].split()) == 1,
                     "context": sig.get("remembered_context") or 0.0, "case_only": bool(sig.get("case_only")),
+                    "left_alone": sig.get("remembered_left_alone"),
                 })  # fmt: skip
     return out
 
@@ -85,6 +86,16 @@ def everyday(r: Row) -> bool:
         r["context"] < policy.SAME_CONTEXT))  # fmt: skip
 
 
+def left_as_often(r: Row) -> bool:
+    """Kept as said in the call it was taught in at least as often as it was changed (memory_policy.left_as_often)."""
+    return r["left_alone"] is not None and r["left_alone"] >= r["times"]
+
+
+def by_hand_bar(r: Row) -> bool:
+    """Taught once by hand where nothing says the reviewer changed every one they heard: BY_HAND_GAIN's rows."""
+    return bool(r["by_hand"]) and r["left_alone"] != 0
+
+
 # Each bound: the rows it governs, whether a row applies at a value, the grid, the shipped value.
 BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], list[float], float]] = {
     "FUNCTION_GRADE": (
@@ -94,21 +105,27 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
         [float(v) for v in np.arange(4.5, 8.01, 0.25)], policy.FUNCTION_GRADE,
     ),
     "AGAINST_GAIN": (
-        lambda r: everyday(r) and r["times"] >= 2 and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r: everyday(r) and r["times"] >= 2 and not left_as_often(r)
+        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
         lambda r, v: r["gain"] is None or r["gain"] >= v,
         [-math.inf] + [float(v) for v in range(-30, 1)], policy.AGAINST_GAIN,
     ),
     "FOR_GAIN": (
-        lambda r: everyday(r) and r["times"] < 2 and not r["by_hand"] and r["gain"] is not None
-        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r: everyday(r) and r["times"] < 2 and not by_hand_bar(r) and not left_as_often(r)
+        and r["gain"] is not None and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
         lambda r, v: r["gain"] >= v,
         [float(v) for v in range(-8, 5)], policy.FOR_GAIN,
     ),
     "BY_HAND_GAIN": (
-        lambda r: everyday(r) and r["times"] < 2 and r["by_hand"] and r["gain"] is not None
-        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r: everyday(r) and r["times"] < 2 and by_hand_bar(r) and not left_as_often(r)
+        and r["gain"] is not None and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
         lambda r, v: r["gain"] >= v,
         [float(v) for v in range(-8, 21)] + [math.inf], policy.BY_HAND_GAIN,
+    ),
+    "LEFT_ALONE_GAIN": (
+        lambda r: everyday(r) and left_as_often(r) and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r, v: r["gain"] is not None and r["gain"] >= v,
+        [-math.inf] + [float(v) for v in range(-20, 21)] + [math.inf], policy.LEFT_ALONE_GAIN,
     ),
     "CONFIRMED_FLOOR": (
         lambda r: r["kind"] == "confirmed",

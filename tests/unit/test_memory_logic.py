@@ -28,6 +28,7 @@ from namesake.domain.types import (
 from namesake.reliability.memory_model import may_apply_away, policy_features
 from namesake.reliability.memory_policy import (
     CONFIRMED_FLOOR,
+    LEFT_ALONE_GAIN,
     BoostParams,
     boost_for,
     confirm_names,
@@ -267,6 +268,29 @@ def test_teaching_is_evidence_within_its_bounds(
     assert taught_here(c) is applies
     lifted = with_teaching(c, 0.1)
     assert (lifted > 0.5) is applies and lifted >= 0.1  # where it applies, teaching lifts it past the auto bar
+
+
+@pytest.mark.parametrize(
+    ("times", "action", "left_alone", "gain", "applies"),
+    [
+        (1, ReviewAction.MANUAL, None, 0.0, False),  # once by hand, nothing known of the rest: the model must say so
+        (1, ReviewAction.MANUAL, 0, 0.0, True),  # ... every one heard was changed: as an accepted pair
+        (1, ReviewAction.ACCEPT, 1, 0.0, False),  # kept as said as often as changed: only a sentence that wants it
+        (1, ReviewAction.ACCEPT, 1, LEFT_ALONE_GAIN, True),
+        (3, ReviewAction.ACCEPT, 2, -5.0, True),  # changed more often than kept: taught is taught
+        (2, ReviewAction.ACCEPT, 4, -5.0, False),  # kept twice as often as changed
+        (2, ReviewAction.ACCEPT, 4, None, False),  # ... and nothing read it
+    ],
+)
+def test_what_the_reviewer_left_alone_where_they_taught_it_bounds_an_everyday_pair(
+    times: int, action: ReviewAction, left_alone: int | None, gain: float | None, applies: bool
+) -> None:
+    c = Candidate("1", 0, 4, "line", "Ryan", "PERSON", "memory")
+    c.taught = TaughtMatch(1.0, float(times), 5.2, None, action=action, left_alone=left_alone)
+    if gain is not None:
+        c.signals["lm_gain"] = gain
+    assert taught_here(c) is applies
+    assert ("remembered_left_alone" in c.taught.audit()) is (left_alone is not None)
 
 
 def _reading(original: str, final: str, start: int = 0, gain: float | None = None) -> Candidate:

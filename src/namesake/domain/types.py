@@ -285,6 +285,7 @@ class RememberedCorrection:
     scope: MemoryScope = MemoryScope.USER  # where it applies next (corrections_memory/scope.py)
     transcript_id: str | None = None  # the transcript it was last taught in
     conflict: bool = False  # the same words were taught another final for the same place: neither applies by itself
+    left_alone: int | None = None  # times heard in the call it was taught in and kept as said (None: not known)
 
 
 @dataclass(frozen=True)
@@ -299,6 +300,7 @@ class TaughtMatch:
     action: ReviewAction = ReviewAction.ACCEPT  # how it was first taught (RememberedCorrection.action)
     age_days: float = 0.0  # days since it was first taught
     conflict: bool = False  # another final was taught for the same words and place (RememberedCorrection.conflict)
+    left_alone: int | None = None  # times kept as said where it was taught (RememberedCorrection.left_alone)
 
     def audit(self) -> dict[str, float]:
         """Stored with the suggestion under the names the page reads ("remembered", …)."""
@@ -314,6 +316,8 @@ class TaughtMatch:
             out["remembered_age_days"] = round(self.age_days, 2)
         if self.conflict:
             out["remembered_conflict"] = 1.0
+        if self.left_alone is not None:
+            out["remembered_left_alone"] = float(self.left_alone)
         return out
 
 

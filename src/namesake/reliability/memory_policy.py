@@ -21,6 +21,7 @@ from namesake.domain import (
     RememberedCorrection,
     ReviewAction,
     Suggestion,
+    TaughtMatch,
 )
 
 # How close a window must be to an original the user corrected to get that user's final proposed.
@@ -190,6 +191,9 @@ FOR_GAIN = -4.0
 # Taught once by hand (the reviewer typed it where no suggestion stood), only where the model reads the final clearly
 # likelier than the heard words: a hand fix of "well" says little about the next "well".
 BY_HAND_GAIN = 3.0
+# An everyday original the reviewer kept as said at least as often as they changed it in the call they taught it in
+# applies only where the model reads the final this much likelier (nats) than the heard words.
+LEFT_ALONE_GAIN = 3.0
 # A single word this frequent (Zipf: "us" 6.0, "that's" 7.0) is a function word in all but name: however often it was
 # taught, it applies only among the words it was taught among ("us" → US, "that's" → Matt's: right 0, harmful 6).
 FUNCTION_GRADE = 5.5
@@ -230,10 +234,18 @@ def taught_here(c: Candidate) -> bool:
     if c.taught.everyday >= FUNCTION_GRADE and len(c.original.split()) == 1:
         return False
     gain = c.signals.get("lm_gain")
+    if left_as_often(c.taught):
+        return gain is not None and gain >= LEFT_ALONE_GAIN
     if c.taught.frequency >= 2:
         return gain is None or gain >= AGAINST_GAIN
-    by_hand = c.taught.action == ReviewAction.MANUAL
+    by_hand = c.taught.action == ReviewAction.MANUAL and c.taught.left_alone != 0
     return gain is not None and gain >= (BY_HAND_GAIN if by_hand else FOR_GAIN)
+
+
+def left_as_often(t: TaughtMatch) -> bool:
+    """The reviewer kept the heard words as said in the call they taught the pair in at least as often as they
+    changed them: there, the words were mostly the words."""
+    return t.left_alone is not None and t.left_alone >= t.frequency
 
 
 # A reading over a wider span that the language model reads this much likelier (nats) than a taught fix inside it

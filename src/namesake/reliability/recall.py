@@ -94,7 +94,7 @@ def remembered_candidates(
             everyday = everyday_zipf(cand.original, language)
             cand.taught = TaughtMatch(
                 round(sim, 4), float(memo.frequency), everyday, context, one_off[mi], memo.action, memo.age_days,
-                memo.conflict,
+                memo.conflict, memo.left_alone,
             )  # fmt: skip
             out.append(cand)
     return out

@@ -1,0 +1,60 @@
+"""What a reviewer left alone over HTTP on the real stores: the memory counts the heard words kept as said in the call
+a pair was taught in, and the next call's suggestion carries the count the policy reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from namesake.api.app import create_app
+from namesake.core.settings import Settings
+from tests.conftest import MakeRuntime, tuned
+
+KEY = "test-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+TAUGHT = ["Thanks, line.", "The line grew in the quarter.", "A new product line for stores.", "Over to you, hands."]
+
+
+@pytest.fixture
+def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
+    s = tuned(settings, namesake_api_keys=[KEY])
+    with TestClient(create_app(s, make_runtime(s))) as c:
+        yield c
+
+
+def _post(client: TestClient, path: str, body: dict[str, Any]) -> Any:
+    r = client.post(path, json=body, headers=AUTH)
+    assert r.status_code < 300, r.text
+    return r.json()
+
+
+def _analyse(client: TestClient, tid: str, texts: list[str]) -> list[dict[str, Any]]:
+    body = {"transcript_id": tid, "user_id": "ana", "canonical_entities": {"persons": ["Ryan Cole", "Hans Berg"]},
+            "segments": [{"id": str(i), "text": t} for i, t in enumerate(texts)]}  # fmt: skip
+    return list(_post(client, "/v1/reliability/analyze", body)["suggestions"])
+
+
+def _fix_by_hand(client: TestClient, tid: str, segment: int, original: str, final: str) -> None:
+    text = TAUGHT[segment]
+    start = text.index(original)
+    _post(client, "/v1/corrections", {"user_id": "ana", "transcript_id": tid, "segment_id": str(segment),
+                                      "start_char": start, "end_char": start + len(original), "original": original,
+                                      "final": final, "entity_type": "PERSON", "segment_text": text})  # fmt: skip
+
+
+def test_a_word_fixed_once_and_kept_twice_is_counted_left_alone_and_one_fixed_everywhere_is_not(
+    client: TestClient,
+) -> None:
+    for s in _analyse(client, "t1", TAUGHT):  # the reviewer decides nothing the pipeline proposed: reject it all
+        _post(client, f"/v1/suggestions/{s['id']}/reject", {"transcript_id": "t1"})
+    _fix_by_hand(client, "t1", 0, "line", "Ryan")  # one "line" of three
+    _fix_by_hand(client, "t1", 3, "hands", "Hans")  # the only "hands"
+
+    later = _analyse(client, "t2", ["Thanks, line.", "Over to you, hands."])
+    by_heard = {s["original"].casefold(): s for s in later if s["signals"].get("remembered") == 1.0}
+    assert by_heard["line"]["final"] == "Ryan" and by_heard["hands"]["final"] == "Hans"
+    assert by_heard["line"]["signals"]["remembered_left_alone"] == 2.0
+    assert by_heard["hands"]["signals"]["remembered_left_alone"] == 0.0
