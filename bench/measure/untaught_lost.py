@@ -170,7 +170,8 @@ def _shown(s: dict[str, Any]) -> str:
     """One suggestion in a line: words, final, status, confidence, and what the memory said of it."""
     g = s.get("signals", {})
     said = ("remembered", "remembered_frequency", "remembered_manual", "remembered_everyday", "remembered_context",
-            "lm_gain", "contested", "refused", "extends_right_entity", "rewrites_canonical")  # fmt: skip
+            "remembered_left_alone", "lm_gain", "contested", "refused", "extends_right_entity",
+            "rewrites_canonical")  # fmt: skip
     memory = {k: round(float(g[k]), 2) for k in said if k in g}
     return f"{s['original']!r} → {s['final']!r} {s['status']} {s['confidence']:.2f} {s.get('source')} {memory or ''}"
 
