@@ -12,7 +12,7 @@ Every transcript of the file by default (147 Earnings-21 transcripts, about 20 m
 own default) is too few to judge harm by, 18 of them in one fold.
 Nothing is in-sample: the scorer's trees are the fold's, and so is the learned memory policy (`--policy learned` needs
 `fold-K.memory.json` beside them, fitted without the fold's calls; it refuses to run on the shipped policy). The
-rules policy's six bounds were chosen on these sessions fold by fold (`bench.fit.memory_bounds`): the figures are
+rules policy's seven bounds were chosen on these sessions fold by fold (`bench.fit.memory_bounds`): the figures are
 held out for them as far as every fold chooses the shipped value or its neighbour. Besides the shares by kind, the
 table gives the repeats a fresh user does not fix by itself, the memory's own work (on calls the scorer does not know,
 most repeats are of that kind), and `untaught_lost` (by kind: `bench.measure.untaught_lost` over `--keep`'s folder).

@@ -216,10 +216,12 @@ def taught_here(c: Candidate) -> bool:
 
     A name heard as a word nobody uses ("Cytova", "Sylvia" → DSUVIA) applies wherever it comes back. An everyday
     original ("Crystal" → Christelle, "done" → Don) or a change of case alone ("genome" → Genome) is an ordinary word
-    elsewhere, so it applies where the words around are those it was taught among; taught twice or more, unless the
-    language model reads the heard words as far likelier in its sentence; taught once by accepting or editing, where the
-    model reads the final at least as likely; once by hand, only where the model reads the final clearly likelier (one
-    hand fix of "well" says little about the next "well"). No teaching of a word as common as a function word ("us" →
+    elsewhere, so it applies where the words around are those it was taught among; where the reviewer kept the heard
+    words as said in its call at least as often as they changed them, only where the model reads the final clearly
+    likelier; taught twice or more, unless the language model reads the heard words as far likelier in its sentence;
+    taught once by accepting or editing (or by hand where they were heard nowhere else in its call), where the model
+    reads the final at least as likely; once by hand, only where the model reads the final clearly likelier (one hand
+    fix of "well" says little about the next "well"). No teaching of a word as common as a function word ("us" →
     US) applies elsewhere by itself. A paste or a sentence never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
