@@ -86,14 +86,14 @@ def everyday(r: Row) -> bool:
         r["context"] < policy.SAME_CONTEXT))  # fmt: skip
 
 
-def left_as_often(r: Row) -> bool:
-    """Kept as said in the call it was taught in at least as often as it was changed (memory_policy.left_as_often)."""
-    return r["left_alone"] is not None and r["left_alone"] >= r["times"]
-
-
-def by_hand_bar(r: Row) -> bool:
-    """Taught once by hand where nothing says the reviewer changed every one they heard: BY_HAND_GAIN's rows."""
-    return bool(r["by_hand"]) and r["left_alone"] != 0
+def once(r: Row, bar: str) -> bool:
+    """An everyday pair taught once whose bar (memory_policy.once_taught_bar) is `bar`, read by the model, not as
+    common as a function word."""
+    mine = "EVERY_TIME_GAIN" if r["left_alone"] == 0 else "BY_HAND_GAIN" if r["by_hand"] else "FOR_GAIN"
+    return (
+        everyday(r) and r["times"] < 2 and mine == bar and r["gain"] is not None
+        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE)
+    )  # fmt: skip
 
 
 # Each bound: the rows it governs, whether a row applies at a value, the grid, the shipped value.
@@ -105,27 +105,24 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
         [float(v) for v in np.arange(4.5, 8.01, 0.25)], policy.FUNCTION_GRADE,
     ),
     "AGAINST_GAIN": (
-        lambda r: everyday(r) and r["times"] >= 2 and not left_as_often(r)
-        and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r: everyday(r) and r["times"] >= 2 and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
         lambda r, v: r["gain"] is None or r["gain"] >= v,
         [-math.inf] + [float(v) for v in range(-30, 1)], policy.AGAINST_GAIN,
     ),
     "FOR_GAIN": (
-        lambda r: everyday(r) and r["times"] < 2 and not by_hand_bar(r) and not left_as_often(r)
-        and r["gain"] is not None and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r: once(r, "FOR_GAIN"),
         lambda r, v: r["gain"] >= v,
         [float(v) for v in range(-8, 5)], policy.FOR_GAIN,
     ),
     "BY_HAND_GAIN": (
-        lambda r: everyday(r) and r["times"] < 2 and by_hand_bar(r) and not left_as_often(r)
-        and r["gain"] is not None and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
+        lambda r: once(r, "BY_HAND_GAIN"),
         lambda r, v: r["gain"] >= v,
         [float(v) for v in range(-8, 21)] + [math.inf], policy.BY_HAND_GAIN,
     ),
-    "LEFT_ALONE_GAIN": (
-        lambda r: everyday(r) and left_as_often(r) and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE),
-        lambda r, v: r["gain"] is not None and r["gain"] >= v,
-        [-math.inf] + [float(v) for v in range(-20, 21)] + [math.inf], policy.LEFT_ALONE_GAIN,
+    "EVERY_TIME_GAIN": (
+        lambda r: once(r, "EVERY_TIME_GAIN"),
+        lambda r, v: r["gain"] >= v,
+        [float(v) for v in range(-14, 5)], policy.EVERY_TIME_GAIN,
     ),
     "CONFIRMED_FLOOR": (
         lambda r: r["kind"] == "confirmed",

@@ -28,7 +28,7 @@ from namesake.domain.types import (
 from namesake.reliability.memory_model import may_apply_away, policy_features
 from namesake.reliability.memory_policy import (
     CONFIRMED_FLOOR,
-    LEFT_ALONE_GAIN,
+    EVERY_TIME_GAIN,
     BoostParams,
     boost_for,
     confirm_names,
@@ -274,15 +274,15 @@ def test_teaching_is_evidence_within_its_bounds(
     ("times", "action", "left_alone", "gain", "applies"),
     [
         (1, ReviewAction.MANUAL, None, 0.0, False),  # once by hand, nothing known of the rest: the model must say so
-        (1, ReviewAction.MANUAL, 0, 0.0, True),  # ... every one heard was changed: as an accepted pair
-        (1, ReviewAction.ACCEPT, 1, 0.0, False),  # kept as said as often as changed: only a sentence that wants it
-        (1, ReviewAction.ACCEPT, 1, LEFT_ALONE_GAIN, True),
-        (3, ReviewAction.ACCEPT, 2, -5.0, True),  # changed more often than kept: taught is taught
-        (2, ReviewAction.ACCEPT, 4, -5.0, False),  # kept twice as often as changed
-        (2, ReviewAction.ACCEPT, 4, None, False),  # ... and nothing read it
+        (1, ReviewAction.MANUAL, 2, 0.0, False),  # ... other "line"s kept as said: the same
+        (1, ReviewAction.MANUAL, 0, EVERY_TIME_GAIN, True),  # every one heard was changed: teaching says more
+        (1, ReviewAction.ACCEPT, 0, EVERY_TIME_GAIN, True),
+        (1, ReviewAction.ACCEPT, 0, EVERY_TIME_GAIN - 0.5, False),  # ... but not against a sentence that rules it out
+        (1, ReviewAction.ACCEPT, 1, EVERY_TIME_GAIN, False),  # one kept as said: the accepted pair's own bar
+        (2, ReviewAction.ACCEPT, 4, -10.0, True),  # taught twice: applied unless the sentence rules the name out
     ],
 )
-def test_what_the_reviewer_left_alone_where_they_taught_it_bounds_an_everyday_pair(
+def test_what_the_reviewer_left_alone_where_they_taught_it_bounds_an_everyday_pair_taught_once(
     times: int, action: ReviewAction, left_alone: int | None, gain: float | None, applies: bool
 ) -> None:
     c = Candidate("1", 0, 4, "line", "Ryan", "PERSON", "memory")

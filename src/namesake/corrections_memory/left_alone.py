@@ -7,42 +7,48 @@ reads the count (`TaughtMatch.left_alone`) beside how often the pair was taught.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from dataclasses import replace
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from namesake.adapters import SuggestionRow, Transcript
-from namesake.core import normalise
+from namesake.core import tokenize
 from namesake.domain import RememberedCorrection, SuggestionStatus
 
 # The most recent calls read for it in one analysis (a call's segments are read whole): older lessons go without.
 MAX_SOURCE_CALLS = 32
 
 
-def times_heard(texts: Iterable[str], original: str) -> int:
-    """How often the original's words come in the texts, word for word (case, accents and punctuation aside)."""
-    words = normalise(original).split()
+Span = tuple[int, int]
+
+
+def heard_at(text: str, original: str) -> list[Span]:
+    """Where the original's words come in the text, word for word (case, accents and punctuation aside)."""
+    words = [t.norm for t in tokenize(original)]
     if not words:
-        return 0
-    n = len(words)
-    count = 0
-    for text in texts:
-        said = normalise(text).split()
-        count += sum(said[i : i + n] == words for i in range(len(said) - n + 1))
-    return count
+        return []
+    toks, n = tokenize(text), len(words)
+    return [
+        (toks[i].start, toks[i + n - 1].end)
+        for i in range(len(toks) - n + 1)
+        if [t.norm for t in toks[i : i + n]] == words
+    ]
 
 
-def times_left_alone(texts: Iterable[str], changed: Counter[str], original: str) -> int:
-    """Heard in the call, less the places a fix stands on (accepted, made by hand or applied and kept): at least 0."""
-    return max(0, times_heard(texts, original) - changed[normalise(original)])
+def times_left_alone(segments: dict[str, str], fixed: dict[str, list[Span]], original: str) -> int:
+    """The places the original's words were heard that no kept fix touches (accepted, made by hand, or applied and
+    not undone), over a call's segments: a fix of a wider span ("matt gugino" → Matt Gugino) counts as a change."""
+    return sum(
+        not any(a < f_end and f_start < b for f_start, f_end in fixed.get(sid, ()))
+        for sid, text in segments.items()
+        for a, b in heard_at(text, original)
+    )
 
 
 def with_left_alone(s: Session, remembered: list[RememberedCorrection]) -> list[RememberedCorrection]:
     """The corrections with `left_alone` counted in the call each was last taught in (None where that call is not
-    kept, or is older than the MAX_SOURCE_CALLS most recent)."""
+    kept, or is not among the calls of the MAX_SOURCE_CALLS newest corrections)."""
     newest: dict[str, float] = {}
     for m in remembered:
         if m.transcript_id is not None:
@@ -50,21 +56,21 @@ def with_left_alone(s: Session, remembered: list[RememberedCorrection]) -> list[
     calls = sorted(newest, key=newest.__getitem__)[:MAX_SOURCE_CALLS]
     if not calls:
         return remembered
-    texts = {
-        tid: [str(seg.get("text", "")) for seg in segments or []]
-        for tid, segments in s.execute(select(Transcript.id, Transcript.segments).where(Transcript.id.in_(calls)))
+    segments = {
+        tid: {str(seg.get("id")): str(seg.get("text", "")) for seg in rows or []}
+        for tid, rows in s.execute(select(Transcript.id, Transcript.segments).where(Transcript.id.in_(calls)))
     }
-    changed: dict[str, Counter[str]] = {tid: Counter() for tid in texts}
+    fixed: dict[str, dict[str, list[Span]]] = {tid: {} for tid in segments}
     kept = (SuggestionStatus.VALIDATED, SuggestionStatus.AUTO_APPLIED)
-    for tid, original in s.execute(
-        select(SuggestionRow.transcript_id, SuggestionRow.original).where(
-            SuggestionRow.transcript_id.in_(list(texts)), SuggestionRow.status.in_(kept)
-        )
+    for tid, sid, start, end in s.execute(
+        select(
+            SuggestionRow.transcript_id, SuggestionRow.segment_id, SuggestionRow.start_char, SuggestionRow.end_char
+        ).where(SuggestionRow.transcript_id.in_(list(segments)), SuggestionRow.status.in_(kept))
     ):
-        changed[tid][normalise(original)] += 1
+        fixed[tid].setdefault(sid, []).append((start, end))
     return [
-        replace(m, left_alone=times_left_alone(texts[m.transcript_id], changed[m.transcript_id], m.original))
-        if m.transcript_id in texts
+        replace(m, left_alone=times_left_alone(segments[m.transcript_id], fixed[m.transcript_id], m.original))
+        if m.transcript_id in segments
         else m
         for m in remembered
     ]

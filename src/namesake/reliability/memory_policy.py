@@ -191,9 +191,9 @@ FOR_GAIN = -4.0
 # Taught once by hand (the reviewer typed it where no suggestion stood), only where the model reads the final clearly
 # likelier than the heard words: a hand fix of "well" says little about the next "well".
 BY_HAND_GAIN = 3.0
-# An everyday original the reviewer kept as said at least as often as they changed it in the call they taught it in
-# applies only where the model reads the final this much likelier (nats) than the heard words.
-LEFT_ALONE_GAIN = 3.0
+# An everyday original taught once and changed every time its words were heard in that call (nothing left alone, by
+# accepting or by hand) applies where the model reads the final at least this likely against the heard words (nats).
+EVERY_TIME_GAIN = -6.0
 # A single word this frequent (Zipf: "us" 6.0, "that's" 7.0) is a function word in all but name: however often it was
 # taught, it applies only among the words it was taught among ("us" → US, "that's" → Matt's: right 0, harmful 6).
 FUNCTION_GRADE = 5.5
@@ -216,13 +216,12 @@ def taught_here(c: Candidate) -> bool:
 
     A name heard as a word nobody uses ("Cytova", "Sylvia" → DSUVIA) applies wherever it comes back. An everyday
     original ("Crystal" → Christelle, "done" → Don) or a change of case alone ("genome" → Genome) is an ordinary word
-    elsewhere, so it applies where the words around are those it was taught among; where the reviewer kept the heard
-    words as said in its call at least as often as they changed them, only where the model reads the final clearly
-    likelier; taught twice or more, unless the language model reads the heard words as far likelier in its sentence;
-    taught once by accepting or editing (or by hand where they were heard nowhere else in its call), where the model
-    reads the final at least as likely; once by hand, only where the model reads the final clearly likelier (one hand
-    fix of "well" says little about the next "well"). No teaching of a word as common as a function word ("us" →
-    US) applies elsewhere by itself. A paste or a sentence never applies elsewhere.
+    elsewhere, so it applies where the words around are those it was taught among; taught twice or more, unless the
+    language model reads the heard words as far likelier in its sentence; taught once, changed every time the words
+    were heard in its call, where the model reads the final not far less likely; once by accepting or editing, where it
+    reads the final nearly as likely; once by hand, only where it reads the final clearly likelier (one hand fix of
+    "well" among other "well"s kept says little about the next "well"). No teaching of a word as common as a function
+    word ("us" → US) applies elsewhere by itself. A paste or a sentence never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
     if not taught(c):
@@ -236,18 +235,17 @@ def taught_here(c: Candidate) -> bool:
     if c.taught.everyday >= FUNCTION_GRADE and len(c.original.split()) == 1:
         return False
     gain = c.signals.get("lm_gain")
-    if left_as_often(c.taught):
-        return gain is not None and gain >= LEFT_ALONE_GAIN
     if c.taught.frequency >= 2:
         return gain is None or gain >= AGAINST_GAIN
-    by_hand = c.taught.action == ReviewAction.MANUAL and c.taught.left_alone != 0
-    return gain is not None and gain >= (BY_HAND_GAIN if by_hand else FOR_GAIN)
+    return gain is not None and gain >= once_taught_bar(c.taught)
 
 
-def left_as_often(t: TaughtMatch) -> bool:
-    """The reviewer kept the heard words as said in the call they taught the pair in at least as often as they
-    changed them: there, the words were mostly the words."""
-    return t.left_alone is not None and t.left_alone >= t.frequency
+def once_taught_bar(t: TaughtMatch) -> float:
+    """How much likelier than the heard words the model must read the final of an everyday pair taught once: looser
+    where the reviewer changed the words every time they were heard in that call, stricter for a lone hand fix."""
+    if t.left_alone == 0:
+        return EVERY_TIME_GAIN
+    return BY_HAND_GAIN if t.action == ReviewAction.MANUAL else FOR_GAIN
 
 
 # A reading over a wider span that the language model reads this much likelier (nats) than a taught fix inside it
