@@ -11,10 +11,10 @@ from typing import Any, cast
 
 from sqlalchemy import DateTime, Row, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from namesake.adapters import Database, SuggestionRow, Transcript, json_text
-from namesake.core import SEPARATOR, ConflictError, NotFoundError
+from namesake.core import SEPARATOR, ConflictError, NotFoundError, compact
 from namesake.domain import Candidate, CandidateSource, Suggestion, SuggestionStatus
 from namesake.users import claim_user, forget_transcript_erasure, hold_collections_shared
 
@@ -289,13 +289,26 @@ def user_row_counts_in(s: Session, user_id: str) -> dict[str, int]:
 
 def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime | None, str]]:
     """Every pair the user rejected, with when and the words around it: (original, final, decided at, context), what
-    their refusals are made of."""
+    their refusals are made of. A suggestion a fix by hand displaced and agrees with ("line" → Ryan under "line Cole"
+    → Ryan Cole) was not refused: the reviewer wrote it out whole."""
+    fix = aliased(SuggestionRow)
     rows = s.execute(
-        select(SuggestionRow.original, SuggestionRow.final, SuggestionRow.decided_at, SuggestionRow.context_phrase)
+        select(
+            SuggestionRow.original,
+            SuggestionRow.final,
+            SuggestionRow.decided_at,
+            SuggestionRow.context_phrase,
+            fix.final.label("fix_final"),
+        )
         .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
+        .outerjoin(fix, (fix.id == SuggestionRow.taught_with) & (fix.source == CandidateSource.MANUAL))
         .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
     ).all()
-    return [(r.original, r.final, r.decided_at, r.context_phrase) for r in rows]
+    return [
+        (r.original, r.final, r.decided_at, r.context_phrase)
+        for r in rows
+        if r.fix_final is None or compact(r.final) not in compact(r.fix_final)
+    ]
 
 
 def _queue(tenant: str | None, user_id: str | None, fold_below: float) -> tuple[Any, Any, Any]:
