@@ -127,7 +127,9 @@ def pending_kind(s: dict[str, Any]) -> str:
     everyday = float(g.get("remembered_everyday", 0.0))
     words = "function" if everyday >= FUNCTION_GRADE else "everyday" if everyday >= EVERYDAY else "rare"
     times = "once" if float(g.get("remembered_frequency", 0.0)) <= 1 else "twice or more"
-    return f"{how} | {words} | {times} | {s['status']}"
+    left = g.get("remembered_left_alone")
+    kept = "left alone ?" if left is None else "changed every time" if left == 0 else "left alone"
+    return f"{how} | {words} | {times} | {kept} | {s['status']}"
 
 
 def pending_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str, str, str, list[dict[str, Any]]]]:
