@@ -16,8 +16,13 @@ from tests.conftest import MakeRuntime, tuned
 
 KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
-TAUGHT = ["Thanks, line.", "The line grew in the quarter.", "A new product line for stores.", "Over to you, hands.",
-          "Now line Cole joins us."]
+TAUGHT = [
+    "Thanks, line.",
+    "The line grew in the quarter.",
+    "A new product line for stores.",
+    "Over to you, hands.",
+    "Now line Cole joins us.",
+]
 
 
 @pytest.fixture

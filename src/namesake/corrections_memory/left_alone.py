@@ -13,8 +13,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from namesake.adapters import SuggestionRow, Transcript
-from namesake.core import tokenize
+from namesake.core import compact, tokenize
 from namesake.domain import RememberedCorrection, SuggestionStatus
+from namesake.reliability import EVERYDAY, everyday_zipf
 
 # The most recent calls read for it in one analysis (a call's segments are read whole): older lessons go without.
 MAX_SOURCE_CALLS = 32
@@ -26,7 +27,7 @@ Span = tuple[int, int]
 def heard_at(text: str, original: str) -> list[Span]:
     """Where the original's words come in the text, word for word (case, accents and punctuation aside)."""
     words = [t.norm for t in tokenize(original)]
-    if not words:
+    if not words or not all(w in compact(text) for w in words):  # most segments: no need to split them into words
         return []
     toks, n = tokenize(text), len(words)
     return [
@@ -46,12 +47,23 @@ def times_left_alone(segments: dict[str, str], fixed: dict[str, list[Span]], ori
     )
 
 
+def read_by_policy(m: RememberedCorrection, language: str) -> bool:
+    """Whether the memory policy reads the count of this correction: an everyday pair, or a change of form alone,
+    taught once (`memory_policy.once_taught_bar`); the others go without, and so cost no read."""
+    form_only = compact(m.original) == compact(m.final)
+    return m.frequency < 2 and (form_only or everyday_zipf(m.original, language) >= EVERYDAY)
+
+
 def with_left_alone(s: Session, remembered: list[RememberedCorrection]) -> list[RememberedCorrection]:
-    """The corrections with `left_alone` counted in the call each was last taught in (None where that call is not
-    kept, or is not among the calls of the MAX_SOURCE_CALLS newest corrections)."""
+    """The corrections the policy reads it of with `left_alone` counted in the call each was last taught in (None where
+    that call is not kept, or is not among the calls of the MAX_SOURCE_CALLS newest such corrections)."""
+    sources = {m.transcript_id for m in remembered if m.transcript_id is not None}
+    if not sources:
+        return remembered
+    language = dict(s.execute(select(Transcript.id, Transcript.language).where(Transcript.id.in_(sources))).all())
     newest: dict[str, float] = {}
     for m in remembered:
-        if m.transcript_id is not None:
+        if m.transcript_id in language and read_by_policy(m, language[m.transcript_id] or "en"):
             newest[m.transcript_id] = min(m.age_days, newest.get(m.transcript_id, m.age_days))
     calls = sorted(newest, key=newest.__getitem__)[:MAX_SOURCE_CALLS]
     if not calls:
@@ -65,12 +77,12 @@ def with_left_alone(s: Session, remembered: list[RememberedCorrection]) -> list[
     for tid, sid, start, end in s.execute(
         select(
             SuggestionRow.transcript_id, SuggestionRow.segment_id, SuggestionRow.start_char, SuggestionRow.end_char
-        ).where(SuggestionRow.transcript_id.in_(list(segments)), SuggestionRow.status.in_(kept))
+        ).where(SuggestionRow.transcript_id.in_(calls), SuggestionRow.status.in_(kept))
     ):
         fixed[tid].setdefault(sid, []).append((start, end))
     return [
         replace(m, left_alone=times_left_alone(segments[m.transcript_id], fixed[m.transcript_id], m.original))
-        if m.transcript_id in segments
+        if m.transcript_id in segments and read_by_policy(m, language[m.transcript_id] or "en")
         else m
         for m in remembered
     ]

@@ -191,8 +191,9 @@ FOR_GAIN = -4.0
 # Taught once by hand (the reviewer typed it where no suggestion stood), only where the model reads the final clearly
 # likelier than the heard words: a hand fix of "well" says little about the next "well".
 BY_HAND_GAIN = 3.0
-# An everyday original taught once and changed every time its words were heard in that call (nothing left alone, by
-# accepting or by hand) applies where the model reads the final at least this likely against the heard words (nats).
+# An everyday original taught once by accepting or editing, its words left alone nowhere in that call, applies where
+# the model reads the final at least this likely against the heard words (nats). (A lone hand fix with nothing left
+# alone is no surer than another: on the held-out loop it harmed as often as it fixed below BY_HAND_GAIN.)
 EVERY_TIME_GAIN = -6.0
 # A single word this frequent (Zipf: "us" 6.0, "that's" 7.0) is a function word in all but name: however often it was
 # taught, it applies only among the words it was taught among ("us" → US, "that's" → Matt's: right 0, harmful 6).
@@ -217,10 +218,10 @@ def taught_here(c: Candidate) -> bool:
     A name heard as a word nobody uses ("Cytova", "Sylvia" → DSUVIA) applies wherever it comes back. An everyday
     original ("Crystal" → Christelle, "done" → Don) or a change of case alone ("genome" → Genome) is an ordinary word
     elsewhere, so it applies where the words around are those it was taught among; taught twice or more, unless the
-    language model reads the heard words as far likelier in its sentence; taught once, changed every time the words
-    were heard in its call, where the model reads the final not far less likely; once by accepting or editing, where it
-    reads the final nearly as likely; once by hand, only where it reads the final clearly likelier (one hand fix of
-    "well" among other "well"s kept says little about the next "well"). No teaching of a word as common as a function
+    language model reads the heard words as far likelier in its sentence; taught once by accepting or editing, where
+    the model reads the final nearly as likely (a little less likely still, where the reviewer left the words alone
+    nowhere in that call); once by hand, only where it reads the final clearly likelier (one hand fix of "well" says
+    little about the next "well"). No teaching of a word as common as a function
     word ("us" → US) applies elsewhere by itself. A paste or a sentence never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
@@ -241,11 +242,11 @@ def taught_here(c: Candidate) -> bool:
 
 
 def once_taught_bar(t: TaughtMatch) -> float:
-    """How much likelier than the heard words the model must read the final of an everyday pair taught once: looser
-    where the reviewer changed the words every time they were heard in that call, stricter for a lone hand fix."""
-    if t.left_alone == 0:
-        return EVERY_TIME_GAIN
-    return BY_HAND_GAIN if t.action == ReviewAction.MANUAL else FOR_GAIN
+    """How much likelier than the heard words the model must read the final of an everyday pair taught once: stricter
+    for a lone hand fix, looser for an accepted one whose words the reviewer left alone nowhere in that call."""
+    if t.action == ReviewAction.MANUAL:
+        return BY_HAND_GAIN
+    return EVERY_TIME_GAIN if t.left_alone == 0 else FOR_GAIN
 
 
 # A reading over a wider span that the language model reads this much likelier (nats) than a taught fix inside it
