@@ -4,18 +4,13 @@ open suggestion a wider fix replaces is a refusal only where the fix writes some
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from namesake.api.app import create_app
-from namesake.core.settings import Settings
-from tests.conftest import MakeRuntime, tuned
+from tests.e2e.conftest import AUTH
 
-KEY = "test-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
 TAUGHT = [
     "Thanks, line.",
     "The line grew in the quarter.",
@@ -23,13 +18,6 @@ TAUGHT = [
     "Over to you, hands.",
     "Now line Cole joins us.",
 ]
-
-
-@pytest.fixture
-def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
-    s = tuned(settings, namesake_api_keys=[KEY])
-    with TestClient(create_app(s, make_runtime(s))) as c:
-        yield c
 
 
 def _post(client: TestClient, path: str, body: dict[str, Any]) -> Any:

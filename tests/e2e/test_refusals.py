@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
-from namesake.api.app import create_app
-from namesake.core.settings import Settings
-from tests.conftest import MakeRuntime, tuned
+from tests.e2e.conftest import AUTH
 
-KEY = "test-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
 ENTITIES = {"orgs": ["Cytiva", "Beckman Coulter"]}
 TEXT = ["Our Cytova unit grew, and Backman Coulter too.", "The Cytova team met Backman Coulter."]
-
-
-@pytest.fixture
-def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
-    s = tuned(settings, namesake_api_keys=[KEY])
-    with TestClient(create_app(s, make_runtime(s))) as c:
-        yield c
 
 
 def _analyze(client: TestClient, tid: str) -> list[dict[str, Any]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +11,8 @@ import srt
 import webvtt
 from fastapi.testclient import TestClient
 
-from namesake.api.app import create_app
-from namesake.core.settings import Settings
-from tests.conftest import MakeRuntime, tuned
+from tests.e2e.conftest import AUTH
 
-KEY = "test-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
 ENTITIES = {"persons": ["Rainer Blair", "Christelle Dupont"], "orgs": ["Cytiva", "Beckman Coulter", "Radiometer"]}
 SEGMENTS = [
     {"id": "1", "text": "Good morning everyone, and thanks Reiner Blair for hosting.", "start": 0.0, "end": 4.5,
@@ -27,13 +22,6 @@ SEGMENTS = [
     {"id": "3", "text": "Christelle Dupont thanks the Zorblax team and Radiometer.", "start": 9.25, "end": 12.0,
      "speaker": "A"},
 ]  # fmt: skip
-
-
-@pytest.fixture
-def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
-    s = tuned(settings, namesake_api_keys=[KEY])
-    with TestClient(create_app(s, make_runtime(s))) as c:
-        yield c
 
 
 def _analyze(client: TestClient, tid: str, segments: list[dict[str, Any]], user: str = "ana") -> dict[str, Any]:

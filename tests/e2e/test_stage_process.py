@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 from namesake.api.app import create_app
 from namesake.core.settings import Settings
 from tests.conftest import MakeRuntime, tuned
-from tests.e2e.test_undo_and_groups import AUTH, ENTITIES, KEY
+from tests.e2e.conftest import AUTH, KEY
+from tests.e2e.test_undo_and_groups import ENTITIES
 
 TEXT = [
     "Good morning, this is Reiner Blair with the results.",

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from namesake.api.app import create_app
 from namesake.core.settings import CORRECTIONS_COLLECTION, Settings
 from tests.conftest import MakeRuntime, tuned
+from tests.e2e.conftest import AUTH, KEY
 
-KEY = "test-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
 ENTITIES = {"persons": ["Rainer Blair"], "orgs": ["Cytiva", "Beckman Coulter"]}
 TEXT = [
     "Good morning, this is Reiner Blair with the results.",
@@ -22,13 +19,6 @@ TEXT = [
     "Cytova margins held while Cytova orders rose.",
     "We thank the Cytova team.",
 ]
-
-
-@pytest.fixture
-def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
-    s = tuned(settings, namesake_api_keys=[KEY])
-    with TestClient(create_app(s, make_runtime(s))) as c:
-        yield c
 
 
 def _analyze(client: TestClient, tid: str, user: str = "alice") -> list[dict[str, Any]]:

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
-from namesake.api.app import create_app
-from namesake.core.settings import Settings
-from tests.conftest import MakeRuntime, tuned
+from tests.e2e.conftest import AUTH
 
-KEY = "test-key"
-AUTH = {"Authorization": f"Bearer {KEY}"}
 TEXT = "Cases of COVERT NINETEEN fell this quarter."
-
-
-@pytest.fixture
-def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
-    s = tuned(settings, namesake_api_keys=[KEY])
-    with TestClient(create_app(s, make_runtime(s))) as c:
-        yield c
 
 
 def _post(client: TestClient, path: str, body: dict[str, Any]) -> Any:

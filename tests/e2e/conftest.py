@@ -1,0 +1,23 @@
+"""The API's tests: one key, its header, and an in-process client of the real app on the real stores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from namesake.api.app import create_app
+from namesake.core.settings import Settings
+from tests.conftest import MakeRuntime, tuned
+
+KEY = "test-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+@pytest.fixture
+def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
+    """The app with KEY accepted; a test module may define its own `client` instead."""
+    s = tuned(settings, namesake_api_keys=[KEY])
+    with TestClient(create_app(s, make_runtime(s))) as c:
+        yield c
