@@ -86,6 +86,29 @@ def test_two_finals_taught_for_the_same_words_are_shown_as_a_choice(server: str,
     shot(page, "review-conflict")
 
 
+def test_a_taught_pair_left_alone_where_it_was_taught_says_why_it_waits(server: str, page: Any) -> None:
+    said = ["Thanks, line.", "The line grew in the quarter.", "A new product line for stores."]
+    _analyze(server, "call-l", [{"id": str(i), "text": t} for i, t in enumerate(said)], {"persons": ["Ryan Cole"]})
+    r = httpx.post(f"{server}/v1/corrections", headers=AUTH, json={
+        "user_id": "alice", "transcript_id": "call-l", "segment_id": "0", "start_char": 8, "end_char": 12,
+        "original": "line", "final": "Ryan", "entity_type": "PERSON", "segment_text": said[0]})  # fmt: skip
+    assert r.status_code in (200, 201), r.text
+    found = _analyze(
+        server, "call-m", [{"id": "1", "text": "The line of credit grew again."}], {"persons": ["Ryan Cole"]}
+    )
+    mine = next(s for s in found if s["original"] == "line")
+    assert (mine["final"], mine["status"], mine["signals"]["remembered_left_alone"]) == ("Ryan", "pending", 2.0)
+    sign_in(page, server)
+    _open_at(page, server, "call-m", mine["id"])
+    playwright_api.expect(page.locator("#detail-left-alone")).to_have_text(
+        "Where you taught it you left “line” as heard 2×, so here it waits for you."
+    )
+    shot(page, "review-left-alone")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#detail-left-alone").scroll_into_view_if_needed()
+    playwright_api.expect(page.locator("#detail-left-alone")).to_be_in_viewport()
+
+
 def test_the_selection_stays_in_view_when_the_fold_opens_and_closes(server: str, page: Any) -> None:
     call = json.loads(DANAHER.read_text())
     found = _analyze(server, "danaher", call["segments"], call["canonical_entities"])

@@ -162,6 +162,11 @@ export function renderDetail(s, { group, position, folded, single, done, otherwi
     parts.push(el("p", { class: "remembered" },
       `Remembered: you taught it ${taught.frequency}×, last on ${new Date(taught.updated_at).toLocaleDateString()}` +
       (taught.transcript_id ? ` in ${taught.transcript_id}` : "") + "."));
+    const left = s.signals?.remembered_left_alone ?? 0;
+    if (left > 0 && s.status === "pending") {
+      parts.push(el("p", { class: "hint", id: "detail-left-alone" },
+        `Where you taught it you left “${s.original}” as heard ${left}×, so here it waits for you.`));
+    }
     if (taught.state === "conflict" && taught.conflict_with) {
       const other = taught.conflict_with;
       parts.push(el("p", { class: "refused", id: "detail-conflict" },
