@@ -13,6 +13,7 @@ from namesake.corrections_memory import (
     active_corrections_in,
     promoted_vocabulary_in,
     refused_pairs_in,
+    with_left_alone,
 )
 from namesake.domain import Candidate, CanonicalDictionary, Suggestion
 from namesake.transcripts import CanonicalListReader, TranscriptStore, delete_transcript, index_canonical_entities
@@ -41,7 +42,7 @@ class SqlAnalysisStores:
             created = bool(session.info["created"])
             if entities is not None:
                 self._index(transcript_id, entities)
-            remembered = active_corrections_in(session, user_id)
+            remembered = with_left_alone(session, active_corrections_in(session, user_id))
             refused, refused_around = refused_pairs_in(session, user_id)
             promoted = promoted_vocabulary_in(session, user_id, **self.lists.promoted_limits())
             dictionary = self.lists.fetch_canonical_entities(transcript_id, user_id, entities, promoted)

@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
     from namesake.corrections_memory.cleanup import CorrectionsMemoryCleanup, ErasureReceipt
     from namesake.corrections_memory.forget import ForgetReceipt, forget_correction
+    from namesake.corrections_memory.left_alone import with_left_alone
     from namesake.corrections_memory.ports import MemoryRecords, Taught
     from namesake.corrections_memory.promotion import (
         CorrectionsMemoryPromotion,
@@ -70,5 +71,6 @@ __all__ = [
     "refused_pairs_in",
     "split_by_scope",
     "unteach_in",
+    "with_left_alone",
 ]
 __getattr__ = lazy_names(__name__, __file__)

@@ -55,15 +55,16 @@ def read_by_policy(m: RememberedCorrection, language: str) -> bool:
 
 
 def with_left_alone(s: Session, remembered: list[RememberedCorrection]) -> list[RememberedCorrection]:
-    """The corrections the policy reads it of with `left_alone` counted in the call each was last taught in (None where
-    that call is not kept, or is not among the calls of the MAX_SOURCE_CALLS newest such corrections)."""
+    """The corrections, those the policy reads the count of with `left_alone` counted in the call each was last taught
+    in (None where that call is not kept, or is not among the calls of the MAX_SOURCE_CALLS newest such corrections)."""
     sources = {m.transcript_id for m in remembered if m.transcript_id is not None}
     if not sources:
         return remembered
     language = dict(s.execute(select(Transcript.id, Transcript.language).where(Transcript.id.in_(sources))).all())
+    read = [m.transcript_id in language and read_by_policy(m, language[m.transcript_id] or "en") for m in remembered]
     newest: dict[str, float] = {}
-    for m in remembered:
-        if m.transcript_id in language and read_by_policy(m, language[m.transcript_id] or "en"):
+    for m, wanted in zip(remembered, read, strict=True):
+        if wanted and m.transcript_id is not None:
             newest[m.transcript_id] = min(m.age_days, newest.get(m.transcript_id, m.age_days))
     calls = sorted(newest, key=newest.__getitem__)[:MAX_SOURCE_CALLS]
     if not calls:
@@ -82,7 +83,7 @@ def with_left_alone(s: Session, remembered: list[RememberedCorrection]) -> list[
         fixed[tid].setdefault(sid, []).append((start, end))
     return [
         replace(m, left_alone=times_left_alone(segments[m.transcript_id], fixed[m.transcript_id], m.original))
-        if m.transcript_id in segments and read_by_policy(m, language[m.transcript_id] or "en")
+        if wanted and m.transcript_id in segments
         else m
-        for m in remembered
+        for m, wanted in zip(remembered, read, strict=True)
     ]

@@ -10,7 +10,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from namesake.adapters import CorrectionMirror, Database
-from namesake.corrections_memory.left_alone import with_left_alone
 from namesake.domain import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
 
 
@@ -47,13 +46,13 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
         )
     ).all()
     days = [max(0.0, (when - row.created_at).total_seconds() / 86400) for row in rows]
-    return with_left_alone(s, [
+    return [
         RememberedCorrection(
             r.original, r.final, r.entity_type, r.context_phrase, r.frequency, ReviewAction(r.action), age,
             MemoryScope(r.scope), r.transcript_id, in_conflict(r),
         )
         for r, age in zip(rows, days, strict=True)
-    ])  # fmt: skip
+    ]  # fmt: skip
 
 
 def in_conflict(row: Any) -> bool:

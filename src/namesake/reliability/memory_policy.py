@@ -221,8 +221,8 @@ def taught_here(c: Candidate) -> bool:
     language model reads the heard words as far likelier in its sentence; taught once by accepting or editing, where
     the model reads the final nearly as likely (a little less likely still, where the reviewer left the words alone
     nowhere in that call); once by hand, only where it reads the final clearly likelier (one hand fix of "well" says
-    little about the next "well"). No teaching of a word as common as a function
-    word ("us" → US) applies elsewhere by itself. A paste or a sentence never applies elsewhere.
+    little about the next "well"). No teaching of a word as common as a function word ("us" → US) applies elsewhere
+    by itself. A paste or a sentence never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
     if not taught(c):
