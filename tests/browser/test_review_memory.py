@@ -107,6 +107,10 @@ def test_a_taught_pair_left_alone_where_it_was_taught_says_why_it_waits(server: 
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("#detail-left-alone").scroll_into_view_if_needed()
     playwright_api.expect(page.locator("#detail-left-alone")).to_be_in_viewport()
+    page.locator("#bar-accept").click()  # decided with the thumb: the wait is over, the lesson taught again
+    playwright_api.expect(page.locator("#transcript-meta")).to_contain_text("1 of 1 decided")
+    taught = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
+    assert [(c["original"], c["final"], c["frequency"]) for c in taught] == [("line", "Ryan", 2)]
 
 
 def test_the_selection_stays_in_view_when_the_fold_opens_and_closes(server: str, page: Any) -> None:
