@@ -132,6 +132,26 @@ def test_a_fix_taught_on_a_function_word_comes_back_among_the_words_it_was_taugh
     assert "one" not in _taught("It was one of the best quarters in the history of the company.", fix)
 
 
+def test_a_taught_pair_that_waits_for_the_reviewer_is_shown_above_the_fold_not_where_the_list_put_it() -> None:
+    def line(*fixes: RememberedCorrection) -> list[Candidate]:
+        inputs = PipelineInputs(
+            [Segment("1", "Thanks, line. The line grew fast.")],
+            CanonicalDictionary({"persons": ["Ryan"]}),
+            user_id="u",
+            remembered=list(fixes),
+        )
+        return [c for c in run_stages(inputs, Settings())[0] if c.original == "line"]  # fmt: skip
+
+    assert line() == []  # the list alone does not propose it
+    once = RememberedCorrection("line", "Ryan", "PERSON", action=ReviewAction.MANUAL)
+    waiting = line(once)  # taught once by hand, nothing read the sentence: the reviewer decides, and sees it
+    assert len(waiting) == 2 and {c.disposition for c in waiting} == {Disposition.PENDING}
+    assert min(c.confidence for c in waiting) >= Settings().review_fold_below
+    applied = line(replace(once, frequency=2))  # taught twice: applied, surer than one that waits
+    assert {c.disposition for c in applied} == {Disposition.AUTO_APPLIED}
+    assert min(c.confidence for c in applied) > max(c.confidence for c in waiting)
+
+
 def test_a_look_alike_original_does_not_inherit_another_ones_fix() -> None:
     fix = RememberedCorrection("kword0233", "Kword A 0233", "KEYWORD")
     found = _taught("we shipped kword0417 and kword0233 this week", fix)

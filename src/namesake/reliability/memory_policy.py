@@ -212,6 +212,15 @@ def with_teaching(c: Candidate, confidence: float) -> float:
     return 1.0 - (1.0 - confidence) * (1.0 - taught_sureness(c.taught.frequency))
 
 
+def while_waiting(c: Candidate, confidence: float) -> float:
+    """The confidence of a pair the user taught that waits for the reviewer: its teaching counted at half weight, so
+    a pair taught once shows at 0.30 or more (the review page's fold), twice at 0.42 or more — the memory never
+    leaves what it was taught where the list alone put it, nor applies it."""
+    if not taught(c) or c.taught is None or c.disposition is not Disposition.PENDING:
+        return confidence
+    return max(confidence, 1.0 - (1.0 - confidence) * (1.0 - taught_sureness(c.taught.frequency) / 2))
+
+
 def taught_here(c: Candidate) -> bool:
     """Taught as is, and nothing says otherwise: applied by itself, the list's own reading notwithstanding.
 

@@ -37,6 +37,7 @@ from namesake.reliability.memory_policy import (
     memory_bounds,
     read_wider,
     taught,
+    while_waiting,
     wider_around,
     with_teaching,
 )
@@ -294,6 +295,7 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
         c.disposition = dispose(c, w, ev)
         if swapped and c.proposed_final is None:  # the spotter's own final applies (keep_proposed_final): its evidence
             c.confidence = round(ev, 4)
+        c.confidence = round(while_waiting(c, c.confidence), 4)  # a taught pair that waits is shown, not folded
 
 
 def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -> list[Candidate]:
