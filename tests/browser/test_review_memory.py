@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,11 @@ def test_a_taught_pair_left_alone_where_it_was_taught_says_why_it_waits(server: 
     )
     mine = next(s for s in found if s["original"] == "line")
     assert (mine["final"], mine["status"], mine["signals"]["remembered_left_alone"]) == ("Ryan", "pending", 2.0)
+    assert mine["confidence"] >= 0.3  # taught: not left in the fold where the list alone would put it
     sign_in(page, server)
     _open_at(page, server, "call-m", mine["id"])
+    playwright_api.expect(page.locator("mark.s.current")).not_to_have_class(re.compile(r"\bfolded\b"))
+    playwright_api.expect(page.locator("mark.s.current + .proposal")).to_have_text("→ Ryan")
     playwright_api.expect(page.locator("#detail-left-alone")).to_have_text(
         "Where you taught it you left “line” as heard 2×, so here it waits for you."
     )
