@@ -352,6 +352,33 @@ def test_a_reading_the_sentence_says_is_wider_wins_over_a_taught_fix_inside_it()
     assert [c.original for c in resolve_overlaps([taught, narrow_gain])] == ["cove"]
 
 
+def test_a_reading_that_completes_the_taught_name_wins_when_the_sentence_reads_it_no_less_likely() -> None:
+    taught = _reading("yet", "YETI", gain=-9.5)
+    taught.source, taught.taught = CandidateSource.MEMORY, TaughtMatch(1.0, 4.0, 5.5, 0.0)
+    whole, unlikelier = _reading("yet dot com", "YETI.com", gain=-4.8), _reading("yet dot com", "YETI.com", gain=-10.0)
+    other = _reading("yet dot com", "DTC", gain=-4.8)  # wider, but not the taught name made whole: 4.7 nats is short
+    for c in (taught, whole, unlikelier, other):
+        c.disposition = Disposition.AUTO_APPLIED
+    assert read_wider([taught, whole, unlikelier, other]) == {id(whole)}
+    assert [c.final for c in resolve_overlaps([taught, whole])] == ["YETI.com"]
+    assert [c.final for c in resolve_overlaps([taught, unlikelier])] == ["YETI"]
+    assert [c.final for c in resolve_overlaps([taught, other])] == ["YETI"]
+
+
+def test_a_fix_the_user_made_stands_when_what_they_refused_was_only_a_part_of_it() -> None:
+    text = "Connect it on the side of any gas but also on their side. Gas prices rose."
+    made = RememberedCorrection("any gas", "Enagas", "ORG", "the results of any gas this year", frequency=2)
+    refused = {("gas", "enagas"): 3, ("any gas", "enagas"): 0}
+    inputs = PipelineInputs([Segment("1", text)], CanonicalDictionary({"orgs": ["Enagas"]}), user_id="u",
+                            remembered=[made], refused={k: v for k, v in refused.items() if v})  # fmt: skip
+    kept = {c.original: c for c in run_stages(inputs, Settings())[0]}
+    assert not kept["any gas"].contested and kept["any gas"].disposition is Disposition.AUTO_APPLIED
+    assert "Gas" not in kept  # the refused part stays refused
+    inputs = replace(inputs, refused={("gas", "enagas"): 3, ("any gas", "enagas"): 2})
+    again = {c.original: c for c in run_stages(inputs, Settings())[0]}["any gas"]
+    assert again.contested and again.refused_as_often  # refused in these very words as often as made
+
+
 def test_a_wider_fix_the_user_taught_wins_over_a_narrower_one_inside_it() -> None:
     inputs = PipelineInputs(
         [Segment("1", "sales at yeti dot com grew")], CanonicalDictionary(), user_id="u",

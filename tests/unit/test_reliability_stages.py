@@ -363,18 +363,13 @@ def test_a_refusal_holds_for_every_span_that_carries_it() -> None:
     assert [c.original for c in kept] == ["Acme", "Acnes"]  # wider spans carry it; another word does not
     narrower = apply_refusals([cand("Acne")], {refusal_key("for Acne", "Acme"): 1}, [])
     assert [c.original for c in narrower] == ["Acne"]  # a refusal of a span that ate a word refuses only that
-    made_too = apply_refusals(
-        [cand("for Acne")],
-        {refusal_key("Acne", "Acme"): 1},
-        [RememberedCorrection("for Acne", "Acme", "ORG", frequency=3)],
-    )
+    made = [RememberedCorrection("for Acne", "Acme", "ORG", frequency=3)]
+    made_too = apply_refusals([cand("for Acne")], {refusal_key("for Acne", "Acme"): 1}, made)
     assert made_too[0].contested and not made_too[0].refused_as_often  # made more often: the signals decide
-    twice = apply_refusals(
-        [cand("for Acne")],
-        {refusal_key("Acne", "Acme"): 3},
-        [RememberedCorrection("for Acne", "Acme", "ORG", frequency=3)],
-    )
+    twice = apply_refusals([cand("for Acne")], {refusal_key("for Acne", "Acme"): 3}, made)
     assert twice[0].refused_as_often  # refused as often as made: a reviewer decides
+    a_part = apply_refusals([cand("for Acne")], {refusal_key("Acne", "Acme"): 3}, made)
+    assert not a_part[0].contested and not a_part[0].refused  # they made these words; they refused only a part
 
 
 def test_a_refused_pair_comes_back_only_where_its_sentence_reads_it_and_it_would_apply() -> None:

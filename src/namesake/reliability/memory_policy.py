@@ -271,7 +271,8 @@ def wider_around(c: Candidate, start: int, end: int) -> bool:
 
 def read_wider(candidates: list[Candidate]) -> set[int]:
     """The ids of the candidates that win their span over a fix the user taught inside it, among equal decisions:
-    a reading the language model reads WIDER_READ_GAIN likelier, or a wider fix the user taught too ("yeti dot" →
+    a reading the language model reads WIDER_READ_GAIN likelier, or one that completes the taught name read at least
+    as likely ("yet dot com" → YETI.com around "yet" → YETI), or a wider fix the user taught too ("yeti dot" →
     YETI.com around "yeti" → YETI: they said what the whole span is)."""
     wins: set[int] = set()
     for t in candidates:
@@ -284,10 +285,23 @@ def read_wider(candidates: list[Candidate]) -> set[int]:
                 continue
             if taught(c) or (
                 c.taught is None and "lm_gain" in t.signals
-                and c.signals.get("lm_gain", -math.inf) >= t.signals["lm_gain"] + WIDER_READ_GAIN
+                and c.signals.get("lm_gain", -math.inf) >= t.signals["lm_gain"] + _wider_bar(c, t)
             ):  # fmt: skip
                 wins.add(id(c))
     return wins
+
+
+def completes(wider: Candidate, taught_: Candidate) -> bool:
+    """Whether the wider reading's final holds the taught final and more ("yet dot com" → YETI.com around taught
+    "yet" → YETI): the whole name the user's fix is part of."""
+    part, whole = compact(taught_.final), compact(wider.final)
+    return bool(part) and part in whole and part != whole
+
+
+def _wider_bar(wider: Candidate, taught_: Candidate) -> float:
+    """How much likelier the sentence must read a wider reading than the taught fix inside it: no less likely when it
+    completes the taught name (the whole value before a part of it), else WIDER_READ_GAIN."""
+    return 0.0 if completes(wider, taught_) else WIDER_READ_GAIN
 
 
 def completes_right_entity(c: Candidate) -> bool:

@@ -23,17 +23,18 @@ def refusal_key(original: str, final: str) -> tuple[str, str]:
     return (normalise(original), compact(final))
 
 
-def times_refused(c: Candidate, refused_by_final: dict[str, list[tuple[str, int]]]) -> int:
-    """How often the user refused what the candidate proposes (0: never), in a span holding the refused original.
+def times_refused(c: Candidate, refused_by_final: dict[str, list[tuple[str, int]]], *, exactly: bool = False) -> int:
+    """How often the user refused what the candidate proposes (0: never), in a span holding the refused original
+    (`exactly`: in these very words).
 
     Rejecting "Acne" → Acme refuses "for Acne" → Acme too (wider: it would delete a word). A narrower span is
     not refused: rejecting "covid-19. I'll" → COVID (it ate two words) says nothing against "covid" → COVID,
     a right fix elsewhere that stands on its own.
     """
-    words = f" {normalise(c.original)} "
+    words = normalise(c.original)
     times = 0
     for refused_original, n in refused_by_final.get(compact(c.final), ()):
-        if f" {refused_original} " in words:
+        if refused_original == words or (not exactly and f" {refused_original} " in f" {words} "):
             times = max(times, n)
     return times
 
@@ -45,8 +46,9 @@ def mark_refusals(
 
     A pair they refused and never made is marked `refused` (times): it waits for its sentence (refusal_stands), unless
     they taught the same words another final (they said what the words are: "columbia" → Colombia taught,
-    "columbia" → Columbia refused), then it goes. A pair both refused and made is contested, and one refused at least
-    as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/benchmarks/memory.md).
+    "columbia" → Columbia refused), then it goes. A pair both refused and made in these very words is contested, and
+    one refused at least as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/benchmarks/memory.md); a
+    pair they made whose refusal was of a part of it ("any gas" → Enagas made, "gas" → Enagas refused) stands.
     """
     if not refused:
         return cands
@@ -61,8 +63,12 @@ def mark_refusals(
     for c in cands:
         n = times_refused(c, by_final)
         if n and pair(c) in made:
+            exactly = times_refused(c, by_final, exactly=True)
+            if not exactly:  # they made these very words and refused only a part of them ("gas" → Enagas)
+                kept.append(c)
+                continue
             c.contested = True
-            c.refused_as_often = n * REFUSAL_WEIGHT >= made[pair(c)]
+            c.refused_as_often = exactly * REFUSAL_WEIGHT >= made[pair(c)]
         elif n and compact(c.original) in taught_words:
             continue
         elif n:
