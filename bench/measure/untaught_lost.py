@@ -15,6 +15,11 @@ server. The kinds, from the reviewer's suggestions over the error's words:
 on the same name (applied together they make it wrong again); the memory's own pair with another final or span; the
 list's other reading.
 
+`--held` splits the taught repeats by whether the reviewer's memory holds their pair at all after the first half
+(read from each fold's database): `loop_check.py` counts every first-half error's pair as taught, also where the
+reviewer accepted another suggestion over those words (another span or final: "e s" → EIS over "s i s" → Isaias) or
+where the write reinforced another original with the same final (a semantic twin: "ANNEXES" → Amex onto "ANY EX").
+
 `--pending` lists the repeats a suggestion makes right but nothing fixes by itself (what "fixed automatically"
 misses), by how the right suggestion's pair was taught (by hand, by editing, by accepting, or not the memory's),
 the taught words (rare; everyday: Zipf ≥ 4; function: ≥ 5.5), times taught and the suggestion's status.
@@ -36,6 +41,8 @@ from typing import Any
 
 from bench.common import bench_file, yardstick
 from bench.measure.loop_check_folds import fixed_by, fixed_by_itself, second_half_errors
+from namesake.adapters.db import sqlalchemy_url, start_embedded_postgres, stop_embedded_postgres
+from namesake.core import compact
 from namesake.reliability.memory_policy import EVERYDAY, FUNCTION_GRADE
 
 
@@ -142,6 +149,47 @@ def pending_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str,
     return out
 
 
+def held_pairs(kept: Path) -> dict[str, set[tuple[str, str]]]:
+    """Each reviewer's remembered pairs (compact original, compact final) after their first half, by the call's
+    transcript id, from each fold's database (every correction row, superseded or in conflict too)."""
+    from sqlalchemy import create_engine, text
+
+    held: dict[str, set[tuple[str, str]]] = collections.defaultdict(set)
+    for data in sorted(kept.glob("fold-*-data")):
+        url, server = start_embedded_postgres(data / "postgres")
+        engine = create_engine(sqlalchemy_url(url))
+        try:
+            with engine.connect() as conn:
+                for tid, original, final in conn.execute(
+                    text("SELECT transcript_id, original, final FROM correction_mirror")
+                ):
+                    held[str(tid).split("--first")[0]].add((compact(str(original)), compact(str(final))))
+        finally:
+            engine.dispose()
+            stop_embedded_postgres(server)
+    return held
+
+
+def held_report(kept: Path, file: str = "earnings21.jsonl.gz") -> str:
+    """The taught repeats fixed automatically and suggested, by whether the reviewer's memory holds their pair."""
+    y, calls, held = yardstick(), _calls(file), held_pairs(kept)
+    counts: collections.Counter[tuple[str, str]] = collections.Counter()
+    for tid, seg, g, taught, got in second_half_errors(sorted(kept.glob("fold-*-tmp/loopcheck-*")), calls):
+        if taught:
+            key = "held" if (compact(g["hyp_span"]), compact(g["ref_span"])) in held[tid] else "not held"
+            counts[key, "n"] += 1
+            counts[key, "auto"] += fixed_by_itself(y, seg, g, got["mem"])
+            counts[key, "any"] += fixed_by(y, seg, g, got["mem"])
+    rows = [
+        "| taught repeats (loop_check.py's rule) | repeats | fixed automatically | suggested at all |",
+        "|---|---|---|---|",
+    ]
+    for key, label in (("held", "the reviewer's memory holds the pair"), ("not held", "it holds no such pair")):
+        n = max(1, counts[key, "n"])
+        rows.append(f"| {label} | {counts[key, 'n']} | {counts[key, 'auto'] / n:.1%} | {counts[key, 'any'] / n:.1%} |")
+    return "\n".join(rows)
+
+
 def _calls(file: str) -> dict[str, dict[str, Any]]:
     """The bench file's transcripts by id: the first halves the reviewer taught from."""
     with gzip.open(bench_file(file), "rt") as fh:
@@ -198,8 +246,13 @@ def main() -> None:
     ap.add_argument("--examples", type=int, default=20, help="losses shown one by one (0: the table only)")
     ap.add_argument("--unsuggested", action="store_true", help="the taught repeats no suggestion makes right instead")
     ap.add_argument("--pending", action="store_true", help="the taught repeats suggested but not fixed by themselves")
+    ap.add_argument(
+        "--held", action="store_true", help="the taught repeats by whether the reviewer's memory holds them"
+    )
     a = ap.parse_args()
-    if a.unsuggested:
+    if a.held:
+        print(held_report(a.kept, a.file))
+    elif a.unsuggested:
         print(unsuggested_report(unsuggested_in(a.kept, a.file), a.examples))
     elif a.pending:
         print(unsuggested_report(pending_in(a.kept, a.file), a.examples, "why a suggested repeat was not applied"))
