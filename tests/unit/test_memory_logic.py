@@ -363,6 +363,15 @@ def test_a_reading_that_completes_the_taught_name_wins_when_the_sentence_reads_i
     assert [c.final for c in resolve_overlaps([taught, whole])] == ["YETI.com"]
     assert [c.final for c in resolve_overlaps([taught, unlikelier])] == ["YETI"]
     assert [c.final for c in resolve_overlaps([taught, other])] == ["YETI"]
+    cased = _reading("wgn", "WGN", gain=-1.0)  # a fix of case alone says nothing of how far the name goes
+    cased.source, cased.taught = CandidateSource.MEMORY, TaughtMatch(1.0, 2.0, 1.0, 0.0)
+    star = _reading("star", "Stars", gain=-8.0)  # nor is a final that holds the taught one inside a word its whole
+    star.source, star.taught = CandidateSource.MEMORY, TaughtMatch(1.0, 2.0, 4.0, 0.0)
+    around = [_reading("wgn america", "WGN America", gain=3.0), _reading("next star nation", "Nexstars", gain=-4.0)]
+    for c in (cased, star, *around):
+        c.disposition = Disposition.AUTO_APPLIED
+    star.segment_id = around[1].segment_id = "2"
+    assert read_wider([cased, star, *around]) == set()
 
 
 def test_a_fix_the_user_made_stands_when_what_they_refused_was_only_a_part_of_it() -> None:

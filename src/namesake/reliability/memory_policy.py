@@ -9,6 +9,7 @@ the memory alone never rewrites.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -292,10 +293,23 @@ def read_wider(candidates: list[Candidate]) -> set[int]:
 
 
 def completes(wider: Candidate, taught_: Candidate) -> bool:
-    """Whether the wider reading's final holds the taught final and more ("yet dot com" → YETI.com around taught
-    "yet" → YETI): the whole name the user's fix is part of."""
-    part, whole = compact(taught_.final), compact(wider.final)
-    return bool(part) and part in whole and part != whole
+    """Whether the wider reading's final holds the taught final as whole words, and more ("yet dot com" → YETI.com
+    around taught "yet" → YETI): the whole name the user's fix is part of. Only for a taught fix that changed the
+    words: one of case or form alone ("wgn" → WGN) says nothing of how far the name goes (on the held-out loop, the
+    list's wider readings around such fixes broke the reference's own spelling: "New York city")."""
+    if compact(taught_.original) == compact(taught_.final):
+        return False
+    part, whole = _words(taught_.final), _words(wider.final)
+    return (
+        bool(part)
+        and len(whole) > len(part)
+        and any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
+    )
+
+
+def _words(text: str) -> list[str]:
+    """The letters-and-digits words of a final, lower case: "YETI.com" → [yeti, com]."""
+    return [w for w in re.split(r"[^0-9a-z]+", text.casefold()) if w]
 
 
 def _wider_bar(wider: Candidate, taught_: Candidate) -> float:
