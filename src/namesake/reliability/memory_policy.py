@@ -9,7 +9,6 @@ the memory alone never rewrites.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -210,7 +209,12 @@ def with_teaching(c: Candidate, confidence: float) -> float:
     """The confidence once what the user taught counts as evidence: lifted where the rules apply it, else unchanged."""
     if not taught_here(c) or c.taught is None:
         return confidence
-    return 1.0 - (1.0 - confidence) * (1.0 - taught_sureness(c.taught.frequency))
+    return _lifted(confidence, taught_sureness(c.taught.frequency))
+
+
+def _lifted(confidence: float, sureness: float) -> float:
+    """The confidence with the teaching's sureness as independent evidence: 1 − (1 − e)(1 − t)."""
+    return 1.0 - (1.0 - confidence) * (1.0 - sureness)
 
 
 def while_waiting(c: Candidate, confidence: float) -> float:
@@ -219,7 +223,7 @@ def while_waiting(c: Candidate, confidence: float) -> float:
     leaves what it was taught where the list alone put it, nor applies it."""
     if not taught(c) or c.taught is None or c.disposition is not Disposition.PENDING:
         return confidence
-    return max(confidence, 1.0 - (1.0 - confidence) * (1.0 - taught_sureness(c.taught.frequency) / 2))
+    return max(confidence, _lifted(confidence, taught_sureness(c.taught.frequency) / 2))
 
 
 def taught_here(c: Candidate) -> bool:
@@ -299,17 +303,12 @@ def completes(wider: Candidate, taught_: Candidate) -> bool:
     list's wider readings around such fixes broke the reference's own spelling: "New York city")."""
     if compact(taught_.original) == compact(taught_.final):
         return False
-    part, whole = _words(taught_.final), _words(wider.final)
+    part, whole = normalise(taught_.final).split(), normalise(wider.final).split()
     return (
         bool(part)
         and len(whole) > len(part)
         and any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
     )
-
-
-def _words(text: str) -> list[str]:
-    """The letters-and-digits words of a final, lower case: "YETI.com" → [yeti, com]."""
-    return [w for w in re.split(r"[^0-9a-z]+", text.casefold()) if w]
 
 
 def _wider_bar(wider: Candidate, taught_: Candidate) -> float:
