@@ -36,12 +36,12 @@ from namesake.reliability.memory_policy import (
     is_one_off,
     may_inherit,
     memory_bounds,
-    read_wider,
     taught_here,
     with_teaching,
 )
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.score import resolve_overlaps
+from namesake.reliability.wider import read_wider
 from namesake.reliability.windows import function_words
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)

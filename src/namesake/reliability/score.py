@@ -35,15 +35,14 @@ from namesake.reliability.memory_policy import (
     bonus_of,
     completes_right_entity,
     memory_bounds,
-    read_wider,
     taught,
     while_waiting,
-    wider_around,
     with_teaching,
 )
 from namesake.reliability.reading import GAIN, STAGE1
 from namesake.reliability.spot import token_set_similarity
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
+from namesake.reliability.wider import read_wider, wider_around
 
 # Signals that enter the logistic score, each with its RELIABILITY_WEIGHT_<NAME> setting.
 LINEAR_SIGNALS = (
