@@ -11,7 +11,6 @@ on a machine compiles it and keeps the compiled graphs beside the model's blocks
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import sys
@@ -26,6 +25,7 @@ import numpy as np
 
 from namesake.core import keep, shown, thread_budget
 from namesake.language_model.batching import LineBatcher
+from namesake.language_model.kept import PRECISIONS, imported, kept_paths, kept_precision, machine_key
 from namesake.language_model.packed import Blocks, Matrix, PackedModel, rows_of
 
 # Windows are packed into lines of this many tokens (a longer window gets a line of its own), lines go through
@@ -40,10 +40,9 @@ HEAD_ROWS = 128
 HEAD_MIN_ROWS = 8
 _PAD, _LEFT, _ORIGINAL, _FINAL = -1, 0, 1, 2
 Row = tuple[list[int], list[int], list[int]]
-# The precisions weighed on a CPU that has both; float32 must be this much faster to be chosen (the shipped reading
-# trees were fitted on bfloat16 gains), and the probe reads this many windows shaped like a call's (13 left tokens,
-# 3 + 3 reading tokens), after one warm-up read of them.
-PRECISIONS = ("bf16", "f32")
+# Of the precisions weighed on a CPU that has both (kept.PRECISIONS), float32 must be this much faster to be chosen
+# (the shipped reading trees were fitted on bfloat16 gains); the probe reads this many windows shaped like a call's
+# (13 left tokens, 3 + 3 reading tokens), after one warm-up read of them.
 F32_MARGIN = 0.9
 PROBE_WINDOWS = 24
 log = logging.getLogger(__name__)
@@ -232,8 +231,8 @@ class OpenVinoRunner:
             precision = "f32"  # a CPU without bfloat16 reads in float32 whatever is asked
         if precision is not None:
             common["INFERENCE_PRECISION_HINT"] = precision
-        self._kept = _kept_paths(model, common, ov.__version__)
-        found = _imported(core, self._kept, common)
+        self._kept = kept_paths(model, common, ov.__version__)
+        found = imported(core, self._kept, common)
         body, head, self._maps = found or (*_compiled(core, model, common), [])
         self._compiled = (body, head)
         self.imported = found is not None  # read from the kept files, not compiled
@@ -306,8 +305,8 @@ def fastest_runner(model: PackedModel, keep_in: Path | None = None) -> OpenVinoR
 
     if not has_bfloat16(ov.Core()):
         return runner_at(model, "f32")
-    kept = None if keep_in is None else keep_in / f"precision-{_machine_key(model, ov.__version__)}.json"
-    chosen = _kept_precision(kept)
+    kept = None if keep_in is None else keep_in / f"precision-{machine_key(model, ov.__version__)}.json"
+    chosen = kept_precision(kept)
     if chosen is not None:
         return runner_at(model, chosen)
     runners = {p: OpenVinoRunner(model, precision=p) for p in PRECISIONS}
@@ -333,66 +332,10 @@ def has_bfloat16(core: Any) -> bool:
     return "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
 
 
-def _machine_key(model: PackedModel, openvino_version: str) -> str:
-    """What the faster precision depends on: the CPU, the runtime and the model's shape (not the threads: one or two,
-    the same precision won by about the same ratio, and a pool's one-thread workers then share what a one-call
-    run measured)."""
-    try:
-        cpu = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith(("model name", "flags"))]
-    except OSError:
-        cpu = []
-    said = [*cpu[:2], openvino_version, str(len(model.layers)), str(model.d), "packed"]
-    return hashlib.sha256("\n".join(said).encode()).hexdigest()[:16]
-
-
-def _kept_paths(model: PackedModel, config: dict[str, str], openvino_version: str) -> tuple[Path, Path] | None:
-    """Where the compiled body and head are kept for this model, machine, runtime and configuration (None: the
-    model's blocks are not on disk, so neither is what was compiled from them). Not the threads: an import takes
-    its own, so a pool's one-thread workers map the same files as a two-thread run."""
-    if model.folder is None:
-        return None
-    said = [_machine_key(model, openvino_version)]
-    said += [f"{k}={v}" for k, v in sorted(config.items()) if k != "INFERENCE_NUM_THREADS"]
-    key = hashlib.sha256("\n".join(said).encode()).hexdigest()[:16]
-    return model.folder / f"compiled-{key}.body", model.folder / f"compiled-{key}.head"
-
-
-def _imported(
-    core: Any, kept: tuple[Path, Path] | None, config: dict[str, str]
-) -> tuple[Any, Any, list[np.ndarray]] | None:
-    """The kept compiled graphs and the file maps they read their weights from (OpenVINO keeps using them: they
-    must live as long as the graphs; copy-on-write since it takes them as writable, so processes share the pages);
-    None when there are none, or they cannot be read (another runtime wrote them: compiled again, kept anew)."""
-    if kept is None or not all(p.is_file() for p in kept):
-        return None
-    import openvino as ov
-
-    try:
-        maps: list[np.ndarray] = [np.memmap(p, dtype=np.uint8, mode="c") for p in kept]
-        body, head = (core.import_model(ov.Tensor(m, shared_memory=True), "CPU", config) for m in maps)
-    except (OSError, ValueError, RuntimeError) as exc:
-        log.warning("compiled language model %s unreadable (%s): compiling it again", kept[0], exc)
-        for p in kept:
-            p.unlink(missing_ok=True)
-        return None
-    return body, head, maps
-
-
 def _compiled(core: Any, model: PackedModel, config: dict[str, str]) -> tuple[Any, Any]:
     """The body and head compiled from the model's blocks (~2 s on two cores)."""
     body, head = _graph(model)
     return core.compile_model(body, "CPU", config), core.compile_model(head, "CPU", config)
-
-
-def _kept_precision(kept: Path | None) -> str | None:
-    """The precision measured before on this machine, or None (never measured, or the file unreadable)."""
-    if kept is None or not kept.is_file():
-        return None
-    try:
-        chosen = json.loads(kept.read_text())["precision"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return chosen if chosen in PRECISIONS else None
 
 
 def _probe_rows(vocabulary: int) -> list[Row]:
