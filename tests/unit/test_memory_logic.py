@@ -27,8 +27,10 @@ from namesake.domain.types import (
 )
 from namesake.reliability.memory_model import may_apply_away, policy_features
 from namesake.reliability.memory_policy import (
+    BY_HAND_GAIN,
     CONFIRMED_FLOOR,
     EVERY_TIME_GAIN,
+    SAME_CONTEXT,
     BoostParams,
     boost_for,
     confirm_names,
@@ -310,6 +312,24 @@ def test_what_the_reviewer_left_alone_where_they_taught_it_bounds_an_everyday_pa
         c.signals["lm_gain"] = gain
     assert taught_here(c) is applies
     assert ("remembered_left_alone" in c.taught.audit()) is (left_alone is not None)
+
+
+@pytest.mark.parametrize(
+    ("left_alone", "gain", "applies"),
+    [
+        (0, -24.0, True),  # words around alike to where it was taught: the user said what it is here
+        (1, -24.0, True),  # ... kept as said once, fixed once
+        (11, -24.0, False),  # kept as said eleven times there: mostly the word, the words around are not enough
+        (11, BY_HAND_GAIN + 1, True),  # ... unless the sentence reads the name clearly likelier
+    ],
+)
+def test_words_around_alike_apply_a_fix_taught_once_unless_the_reviewer_mostly_kept_those_words(
+    left_alone: int, gain: float, applies: bool
+) -> None:
+    c = Candidate("1", 0, 4, "line", "Ryan", "PERSON", "memory")
+    c.taught = TaughtMatch(1.0, 1.0, 5.2, SAME_CONTEXT, action=ReviewAction.MANUAL, left_alone=left_alone)
+    c.signals["lm_gain"] = gain
+    assert taught_here(c) is applies
 
 
 def _reading(original: str, final: str, start: int = 0, gain: float | None = None) -> Candidate:

@@ -231,7 +231,8 @@ def taught_here(c: Candidate) -> bool:
 
     A name heard as a word nobody uses ("Cytova", "Sylvia" → DSUVIA) applies wherever it comes back. An everyday
     original ("Crystal" → Christelle, "done" → Don) or a change of case alone ("genome" → Genome) is an ordinary word
-    elsewhere, so it applies where the words around are those it was taught among; taught twice or more, unless the
+    elsewhere, so it applies where the words around are those it was taught among (unless the reviewer left those words
+    alone in that call more often than they fixed them); taught twice or more, unless the
     language model reads the heard words as far likelier in its sentence; taught once by accepting or editing, where
     the model reads the final nearly as likely (a little less likely still, where the reviewer left the words alone
     nowhere in that call); once by hand, only where it reads the final clearly likelier (one hand fix of "well" says
@@ -245,7 +246,7 @@ def taught_here(c: Candidate) -> bool:
     if c.taught.one_off:
         return False
     everyday = c.taught.everyday >= EVERYDAY or bool(c.signals.get("case_only"))
-    if not everyday or _context(c) >= SAME_CONTEXT:
+    if not everyday or (_context(c) >= SAME_CONTEXT and not left_alone_mostly(c.taught)):
         return True
     if c.taught.everyday >= FUNCTION_GRADE and len(c.original.split()) == 1:
         return False
@@ -253,6 +254,13 @@ def taught_here(c: Candidate) -> bool:
     if c.taught.frequency >= 2:
         return gain is None or gain >= AGAINST_GAIN
     return gain is not None and gain >= once_taught_bar(c.taught)
+
+
+def left_alone_mostly(t: TaughtMatch) -> bool:
+    """The reviewer kept the words as said in the call they taught the fix in more often than they fixed them: the
+    words are mostly the word there, so words around alike to where it was taught are not enough to apply it ("very" →
+    GRAIL fixed by hand once, eleven other "very"s left alone)."""
+    return t.left_alone is not None and t.left_alone > t.frequency
 
 
 def once_taught_bar(t: TaughtMatch) -> float:
