@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from namesake.core.settings import Settings
@@ -10,6 +12,7 @@ from namesake.domain.types import (
     CanonicalDictionary,
     Disposition,
     RememberedCorrection,
+    ReviewAction,
     Segment,
     TaughtMatch,
 )
@@ -235,3 +238,22 @@ def test_a_final_the_vector_memory_swapped_in_is_never_applied_by_itself() -> No
     take_remembered_final(kept, "yeti")  # the same final in another case: nothing swapped, nothing capped
     assert kept.proposed_final is None
     assert memory_bounds(kept, 0.95, Disposition.AUTO_APPLIED, 0.5) is Disposition.AUTO_APPLIED
+
+
+def test_two_finals_taught_for_a_listed_spelling_are_shown_for_the_reviewer_to_choose_and_applied_by_neither() -> None:
+    # "cepheids" → Cepheid's accepted, then "cepheids" → Cepheid made by hand in the same call: a conflict, on words
+    # the list writes as one of its values (Cepheid's)
+    segs = [Segment("1", "you know for cepheids there presumably be less rule out flu testing")]
+    lists = CanonicalDictionary({"orgs": ["Cepheid's", "Cepheid", "Beckman"]})
+    made = RememberedCorrection("cepheids", "Cepheid", "ORG", action=ReviewAction.MANUAL)
+    refused = {refusal_key("cepheids", "Cepheid's"): 2}
+
+    def shown(conflict: bool, refusals: dict[tuple[str, str], int]) -> list[tuple[str, str, Disposition]]:
+        memo = [replace(made, conflict=conflict)]
+        kept, _ = run_stages(PipelineInputs(segs, lists, remembered=memo, refused=refusals), Settings())
+        assert all(c.confidence >= 0.3 for c in kept)  # above the review page's fold
+        return [(c.final, c.source, c.disposition) for c in kept]
+
+    assert shown(False, {}) == [("Cepheid's", "rag", Disposition.AUTO_APPLIED)]  # the list's own form fix
+    assert shown(True, {}) == [("Cepheid's", "rag", Disposition.PENDING)]  # either side may be right: not by itself
+    assert shown(True, refused) == [("Cepheid", "memory", Disposition.PENDING)]  # the other side refused: this one

@@ -322,7 +322,7 @@ class TaughtMatch:
 
 
 # Candidate flags (stored by name in its audit) under which a reviewer decides: never applied by itself.
-REVIEWER_DECIDES = ("extends_right_entity", "rewrites_canonical", "refused_as_often")
+REVIEWER_DECIDES = ("extends_right_entity", "rewrites_canonical", "refused_as_often", "disputed")
 
 
 @dataclass
@@ -353,6 +353,7 @@ class Candidate(Rewrite):
     name_confirmed: bool = False  # the user fixed other words to this final: the name is theirs (memory_policy)
     extends_right_entity: bool = False  # rewrites around a right entity: a reviewer decides, never automatic
     rewrites_canonical: bool = False  # a taught fix of a spelling the list says is right: a reviewer decides
+    disputed: bool = False  # a list reading of words the user taught two finals: a reviewer decides
     repeats_neighbour: bool = False  # its final would write the mis-heard word beside it twice: never proposed
     word_for_letters: bool = False  # an everyday word made letters nobody says as a word ("comp" → CMP): never proposed
     # A fix the user taught won its span from a reading inside it that was decided this ("covid" → COVID,
@@ -377,6 +378,7 @@ class Candidate(Rewrite):
             "extends_right_entity": self.extends_right_entity,
             "rewrites_canonical": self.rewrites_canonical,
             "refused_as_often": self.refused_as_often,
+            "disputed": self.disputed,
             "name_confirmed": self.name_confirmed,
         }
         return {**self.signals, **extra, **{k: 1.0 for k, v in flags.items() if v}}

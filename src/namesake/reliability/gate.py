@@ -9,7 +9,7 @@ from rapidfuzz.distance import Levenshtein
 
 from namesake.core import compact, form_differs, normalise
 from namesake.domain import Candidate, CanonicalEntry
-from namesake.reliability.memory_policy import taught, taught_in_like_context
+from namesake.reliability.memory_policy import taught, taught_in_like_context, taught_two_finals
 
 INFLECTIONS = ("s", "es")
 # Two list values this alike in spelling are one name spelled two ways, or two names a recogniser confuses
@@ -70,7 +70,8 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
     A canonical span written in another form passes as a form fix to the canonical spelling (the scorer
     decides whether the form is safe to impose), and stays protected from every other rewrite. A fix the user
     taught on this very spelling passes too, for a reviewer to decide: the list says the words are right, the
-    user once said otherwise ("SMB" → SME, "cepheids" → Cepheid), and only the words around tell which. So does a
+    user once said otherwise ("SMB" → SME, "cepheids" → Cepheid, also where they taught the words two finals), and
+    only the words around tell which. So does a
     span written as one list value that another, much like it, may have been (`listed_twin`).
     """
     canonical_values = {e.key for e in entries if not e.spoken}
@@ -85,7 +86,7 @@ def apply_gate(candidates: list[Candidate], entries: list[CanonicalEntry]) -> Ga
             protected.setdefault(cand.segment_id, []).append((cand.start_char, cand.end_char, normalise(cand.original)))
             if form_fix(cand):
                 forms.append(cand)
-            elif taught(cand) or listed_twin(cand, canonical_values):
+            elif taught(cand) or taught_two_finals(cand) or listed_twin(cand, canonical_values):
                 cand.rewrites_canonical = True
                 cand.signals["listed_original"] = 1.0
                 overruled.append(cand)

@@ -169,6 +169,21 @@ def taught(c: Candidate) -> bool:
     return c.taught is not None and c.taught.similarity >= 1.0 and not c.contested and not c.taught.conflict
 
 
+def taught_two_finals(c: Candidate) -> bool:
+    """The user taught these very words two finals for the same place (a conflict): shown to them to choose, whatever
+    the list says of the words, and applied by neither."""
+    return c.taught is not None and c.taught.similarity >= 1.0 and c.taught.conflict and not c.contested
+
+
+def mark_disputed(cands: list[Candidate], remembered: list[RememberedCorrection]) -> None:
+    """Mark the list's readings of words the user taught two finals (`disputed`): the list's final may be either
+    side, or a third; a reviewer decides ("cepheids" → Cepheid's accepted, then → Cepheid made by hand)."""
+    words = {compact(m.original) for m in remembered if m.conflict}
+    for c in cands:
+        if c.source == CandidateSource.LISTS and compact(c.original) in words:
+            c.disputed = True
+
+
 def taught_in_like_context(c: Candidate) -> bool:
     """Taught where the words around were much the same: enough to rewrite even a canonical spelling."""
     return taught(c) and _context(c) >= SAME_CONTEXT
@@ -220,8 +235,9 @@ def _lifted(confidence: float, sureness: float) -> float:
 def while_waiting(c: Candidate, confidence: float) -> float:
     """The confidence of a pair the user taught that waits for the reviewer: its teaching counted at half weight, so
     a pair taught once shows at 0.30 or more (the review page's fold), twice at 0.42 or more — the memory never
-    leaves what it was taught where the list alone put it, nor applies it."""
-    if not taught(c) or c.taught is None or c.disposition is not Disposition.PENDING:
+    leaves what it was taught where the list alone put it, nor applies it. So does one side of two finals taught
+    for the same words: the reviewer is asked to choose."""
+    if not (taught(c) or taught_two_finals(c)) or c.taught is None or c.disposition is not Disposition.PENDING:
         return confidence
     return max(confidence, _lifted(confidence, taught_sureness(c.taught.frequency) / 2))
 

@@ -30,7 +30,7 @@ from namesake.reliability.ask_llm import is_uncertain, run_llm_stage
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
 from namesake.reliability.gate import apply_gate
-from namesake.reliability.memory_policy import confirm_names
+from namesake.reliability.memory_policy import confirm_names, mark_disputed
 from namesake.reliability.pieces import merged_pieces, written_once
 from namesake.reliability.ports import LanguageModel, LLMProvider
 from namesake.reliability.reading import needs_reading, read_in_context, reads
@@ -146,6 +146,7 @@ def candidate_signals(
     cands: list[Candidate] = mark_refusals(gate.passed, inputs.refused, inputs.remembered)
     stats.refused_by_user = len(gate.passed) - len(cands) + sum(c.refused > 0 for c in cands)
     confirm_names(cands, inputs.remembered)
+    mark_disputed(cands, inputs.remembered)
 
     radius = settings.reliability_corrections_memory_context_radius
 

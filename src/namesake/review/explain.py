@@ -12,6 +12,7 @@ REASONS: dict[str, str] = {
     "name_confirmed": "you fixed other words to this name before",
     "rewrites_canonical": "though the name list spells it as heard",
     "refused_as_often": "though you refused it as often as you made it",
+    "disputed": "though you taught these words two different names",
     "refused": "though you refused it in another sentence",
     GAIN: "reads better in its sentence",
     "memory_bonus": "the memory backs it",
