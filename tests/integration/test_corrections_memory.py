@@ -195,6 +195,27 @@ def test_reinforcement_never_merges_a_changed_value(memory: Runtime) -> None:
     assert sorted((r.final, r.frequency) for r in _active_rows(memory)) == [("3 vélos", 2), ("4 vélos", 1)]
 
 
+def test_a_semantic_twin_keeps_the_words_heard_and_they_come_back_until_its_decision_is_taken_back(
+    memory: Runtime,
+) -> None:
+    # the write rule reinforces the nearest fix with the same final (a threshold low enough for these two to be
+    # twins); the words heard this time are not lost
+    writer = _writer(memory, reliability_corrections_memory_dedupe_threshold=0.3)
+    said = "we paid with annexes cards"
+    writer.record(_fix(original="any ex", final="Amex", source_suggestion_id="s1"))
+    twin = writer.record(_fix(original="annexes", final="Amex", source_suggestion_id="s2", action="edit",
+                              segment_text=said, start_char=13, end_char=20))  # fmt: skip
+    assert twin.outcome is WriteOutcome.REINFORCED and _points(memory) == 1
+    taught = {(m.original, m.final, m.frequency, m.action, m.context) for m in active_corrections(memory.db, "u1")}
+    assert taught == {("any ex", "Amex", 2, "accept", "any ex"), ("annexes", "Amex", 1, "edit", said)}
+    [row] = list_corrections(memory.db, "u1")
+    assert (row["original"], row["also_heard"], row["frequency"]) == ("any ex", ["annexes"], 2)
+    with writer.unit() as work:
+        assert unteach_in(writer, work, user_id="u1", suggestion_id="s2") is UnteachOutcome.REDUCED
+    assert [(m.original, m.frequency) for m in active_corrections(memory.db, "u1")] == [("any ex", 1)]
+    assert list_corrections(memory.db, "u1")[0]["also_heard"] == []
+
+
 @pytest.mark.slow
 def test_no_boost_ever_crosses_users(memory: Runtime) -> None:
     writer = _writer(memory)

@@ -13,6 +13,7 @@ from namesake.adapters.vectors.base import Match, MatchAny
 from namesake.core.errors import InvalidInputError
 from namesake.core.settings import Settings
 from namesake.corrections_memory.consolidation import Existing, SemanticHit, WriteOutcome, consolidate
+from namesake.corrections_memory.heard import heard_entry, heard_forms, with_heard, without_taught_by
 from namesake.corrections_memory.scope import default_scope, in_scope, listed_values, memory_filter, split_by_scope
 from namesake.domain.types import (
     Candidate,
@@ -104,6 +105,23 @@ def test_write_decision(
 ) -> None:  # fmt: skip
     d = consolidate(suggestion_id=sid, final_norm=final, same_original=same, semantic=semantic, dedupe_threshold=0.95)
     assert (d.outcome, d.target_row_id) == (outcome, target)
+
+
+def test_words_a_twin_was_taught_over_come_back_as_often_as_they_were_heard_unless_held_by_their_own_fix() -> None:
+    row = RememberedCorrection("any ex", "Amex", "ORG", "paid with any ex", 4, ReviewAction.ACCEPT, 3.0,
+                               MemoryScope.LIST, "call-1", conflict=True, left_alone=2)  # fmt: skip
+    entries: list[dict[str, object]] = []
+    for taught_by, words in (("a", "annexes"), ("b", "Any-Ex"), ("c", "annex"), ("d", "Annexes"), ("e", "amex")):
+        entries = with_heard(entries, row.original, heard_entry(words, f"around {taught_by}", ReviewAction.EDIT,
+                                                                 taught_by))  # fmt: skip
+    assert [e["original"] for e in entries] == ["annexes", "annex", "Annexes", "amex"]  # "Any-Ex": the row's own
+    forms = heard_forms(row, entries, held=frozenset({"any ex", "annex"}))  # "annex" has a fix of its own
+    assert [(f.original, f.frequency, f.context, f.action) for f in forms] == [
+        ("Annexes", 2, "around d", ReviewAction.EDIT), ("amex", 1, "around e", ReviewAction.EDIT)
+    ]  # fmt: skip
+    assert all((f.final, f.scope, f.transcript_id, f.conflict, f.left_alone) == ("Amex", MemoryScope.LIST,
+               "call-1", False, None) for f in forms)  # fmt: skip
+    assert [e["original"] for e in without_taught_by(entries, "d")] == ["annexes", "annex", "amex"]
 
 
 def test_every_memory_filter_carries_the_user() -> None:

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # The revision the package's migrations end at (a test holds it to alembic's own head): a database already there
 # opens without loading alembic, ~0.3–1 s of imports that every `namesake analyze` paid before its first call.
-SCHEMA_HEAD = "2026_12_05_0012"
+SCHEMA_HEAD = "2026_12_07_0013"
 
 
 def json_text(value: object) -> str:

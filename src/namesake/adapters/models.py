@@ -197,6 +197,9 @@ class CorrectionMirror(Base):
     transcript_id: Mapped[str | None] = mapped_column(Text)
     # where it applies next: the transcript it was taught in, calls whose list holds the final, or everywhere
     scope: Mapped[str] = mapped_column(String(12), nullable=False, server_default=text(f"'{MemoryScope.USER}'"))
+    # other words the same fix was taught over (a semantic twin reinforced this row): each {"original", "context",
+    # "action", "taught_by"}, so that the words heard come back as the user's own (corrections_memory/heard.py)
+    also_heard: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, nullable=False, server_default=text("'[]'::jsonb"))
     payload_schema_version: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("1"))
     embedding_model: Mapped[str] = mapped_column(Text, nullable=False)
     embedding_model_version: Mapped[str] = mapped_column(Text, nullable=False)

@@ -302,6 +302,9 @@ class CorrectionOut(BaseModel):
     id: int
     entity_type: str
     original: str
+    also_heard: list[str] = Field(
+        default_factory=list, description="other words the same fix was taught over (a semantic twin): they apply too"
+    )
     final: str
     action: ReviewAction
     context_phrase: str

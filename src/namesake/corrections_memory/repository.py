@@ -10,6 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from namesake.adapters import CorrectionMirror, Database
+from namesake.core import normalise
+from namesake.corrections_memory.heard import heard_forms
 from namesake.domain import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
 
 
@@ -17,7 +19,8 @@ def active_corrections(db: Database, user_id: str, *, now: datetime | None = Non
     """The user's corrections the pipeline may replace like a learned find-and-replace.
 
     The same filters as the vector read (`reader.boost`): the user's own, active, still within
-    `quarantine_until`, and not promoted (a promoted value is canonical vocabulary from then on).
+    `quarantine_until`, and not promoted (a promoted value is canonical vocabulary from then on). A row's fix comes
+    back over the other words it was reinforced over as well (`heard.heard_forms`).
     """
     with db.session() as s:
         return active_corrections_in(s, user_id, now=now)
@@ -38,6 +41,7 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
             CorrectionMirror.scope,
             CorrectionMirror.transcript_id,
             CorrectionMirror.in_conflict,
+            CorrectionMirror.also_heard,
         ).where(
             CorrectionMirror.user_id == user_id,
             CorrectionMirror.status == CorrectionStatus.ACTIVE,
@@ -46,13 +50,23 @@ def active_corrections_in(s: Session, user_id: str, *, now: datetime | None = No
         )
     ).all()
     days = [max(0.0, (when - row.created_at).total_seconds() / 86400) for row in rows]
-    return [
+    own = [
         RememberedCorrection(
             r.original, r.final, r.entity_type, r.context_phrase, r.frequency, ReviewAction(r.action), age,
             MemoryScope(r.scope), r.transcript_id, in_conflict(r),
         )
         for r, age in zip(rows, days, strict=True)
     ]  # fmt: skip
+    held = {
+        kind: frozenset(normalise(m.original) for m in own if m.entity_type == kind)
+        for kind in {r.entity_type for r in rows}
+    }
+    return own + [
+        form
+        for m, r in zip(own, rows, strict=True)
+        if r.also_heard
+        for form in heard_forms(m, r.also_heard, held[m.entity_type])
+    ]
 
 
 def in_conflict(row: Any) -> bool:
@@ -99,6 +113,7 @@ def correction_json(
         "id": row.user_seq,
         "entity_type": row.entity_type,
         "original": row.original,
+        "also_heard": list(dict.fromkeys(str(e.get("original", "")) for e in row.also_heard or [])),
         "final": row.final,
         "action": row.action,
         "context_phrase": row.context_phrase,

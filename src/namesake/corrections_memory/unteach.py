@@ -9,6 +9,7 @@ from sqlalchemy import any_, func, literal, select, text
 
 from namesake.adapters import CorrectionMirror, VectorPoint
 from namesake.core import CORRECTIONS_COLLECTION, ConflictError
+from namesake.corrections_memory.heard import without_taught_by
 from namesake.corrections_memory.writer import CorrectionsMemoryWriter, MemoryUnit, correction_lock_key, mirror_payload
 from namesake.domain import CorrectionStatus
 
@@ -82,6 +83,7 @@ def unteach_in(
     if step is UnteachOutcome.REDUCED:
         old = {"frequency": row.frequency, "source_suggestion_id": row.source_suggestion_ids[-1]}
         row.source_suggestion_ids = [i for i in row.source_suggestion_ids if i != suggestion_id]
+        row.also_heard = without_taught_by(list(row.also_heard or []), suggestion_id)
         row.frequency -= 1
         row.updated_at = func.now()
         last = row.source_suggestion_ids[-1] if row.source_suggestion_ids else None

@@ -24,6 +24,7 @@ from namesake.core import (
     normalise,
 )
 from namesake.corrections_memory.consolidation import Consolidation, Existing, SemanticHit, WriteOutcome, consolidate
+from namesake.corrections_memory.heard import heard_entry, with_heard
 from namesake.corrections_memory.repository import in_conflict
 from namesake.corrections_memory.scope import memory_filter
 from namesake.domain import ENTITY_TYPES_SAID, CorrectionStatus, MemoryScope, ReviewAction, entity_type_of
@@ -275,6 +276,10 @@ class CorrectionsMemoryWriter:
         row.scope, row.transcript_id = c.scope, c.transcript_id or row.transcript_id  # the latest lesson says where
         if c.source_suggestion_id:
             row.source_suggestion_ids = [*row.source_suggestion_ids, c.source_suggestion_id]
+        # a semantic twin: the words heard this time are kept with it, so that they come back too (heard.py)
+        context = context_phrase(c, self.settings.reliability_corrections_memory_context_radius)
+        taught = heard_entry(c.original, context, c.action, c.source_suggestion_id)
+        row.also_heard = with_heard(list(row.also_heard or []), row.original, taught)
         # taught again: it applies for another QUARANTINE_DAYS from now (quarantine = time since last taught)
         row.quarantine_until = self.applies_until()
         row.updated_at = func.now()

@@ -54,7 +54,7 @@ export function renderMemory() {
     forget.addEventListener("click", () => { state.memoryIndex = i; forgetSelected(); });
     const cell = (label, ...content) => el("td", { "data-label": label }, ...content);
     const tr = el("tr", { "data-i": String(i) },
-      cell("Heard", c.original), cell("Written", el("strong", {}, c.final)), cell("Type", TYPE_WORDS[c.entity_type] || c.entity_type),
+      cell("Heard", [c.original, ...(c.also_heard || [])].join(" · ")), cell("Written", el("strong", {}, c.final)), cell("Type", TYPE_WORDS[c.entity_type] || c.entity_type),
       cell("How", c.action), cell("Times", String(c.frequency)),
       cell("When", new Date(c.updated_at).toLocaleDateString()), cell("Applies", applies(c)),
       cell("Where", scopeWords(c.scope, c.final, state.memoryUser)), cell("Taught in", c.transcript_id || ""),
