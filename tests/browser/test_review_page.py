@@ -245,3 +245,26 @@ def test_the_rest_of_a_name_beside_a_rewrite_is_its_own_edit_and_the_page_says_w
     expect(page.locator("#detail")).to_contain_text("the rest of a name fixed beside it, as the name list writes it")
     expect(page.locator("#detail")).not_to_contain_text("writes it (")  # a flag, not a score
     shot(page, "edge-form")
+
+
+@pytest.mark.server(reliability_corrections_memory_dedupe_threshold=0.3)
+def test_the_words_a_twin_was_taught_over_come_back_and_the_memory_view_shows_them(server: str, page: Any) -> None:
+    # a threshold low enough that "any ex" and "annexes" are twins: the second fix reinforces the first
+    for tid, said in (("call-1", "we paid with any ex cards"), ("call-2", "we paid with annexes cards")):
+        heard = said.split("with ")[1].removesuffix(" cards")
+        fix = {"user_id": "alice", "transcript_id": tid, "segment_id": "1", "start_char": said.index(heard),
+               "end_char": said.index(heard) + len(heard), "original": heard, "final": "Amex", "entity_type": "ORG",
+               "segment_text": said}  # fmt: skip
+        assert httpx.post(f"{server}/v1/corrections", json=fix, headers=AUTH).status_code == 201
+    [taught] = httpx.get(f"{server}/v1/users/alice/corrections", headers=AUTH).json()
+    assert (taught["original"], taught["also_heard"], taught["frequency"]) == ("any ex", ["annexes"], 2)
+    body = {"transcript_id": "call-3", "user_id": "alice", "segments": [{"id": "1", "text": "annexes grew again"}]}
+    found = httpx.post(f"{server}/v1/reliability/analyze", json=body, headers=AUTH, timeout=120).json()["suggestions"]
+    assert [(s["original"], s["final"]) for s in found] == [("annexes", "Amex")]
+    expect = playwright_api.expect
+    analyze(server, "call-4")  # a call in the queue, to open the page on
+    sign_in(page, server)
+    page.locator("#queue li", has_text="call-4").click()
+    expect(page.locator("#transcript-title")).to_have_text("call-4")
+    page.keyboard.press("m")
+    expect(page.locator("#memory-table tbody tr").first).to_contain_text("any ex · annexes")
