@@ -17,7 +17,6 @@ from namesake.adapters.runtime import Runtime
 from namesake.adapters.vectors.base import VectorPoint, VectorStore
 from namesake.core.errors import VectorStoreError
 from namesake.core.settings import CORRECTIONS_COLLECTION
-from namesake.corrections_memory.bootstrap import CorrectionsMemoryBootstrap
 from namesake.corrections_memory.writer import CorrectionInput, CorrectionsMemoryWriter, mirror_payload
 from namesake.jobs import Jobs, RuntimeJobWork
 from namesake.jobs.runner import JobAlreadyRunningError
@@ -26,12 +25,6 @@ from tests.conftest import analysis_service, retuned
 
 NOW = datetime.now(UTC)
 DIM = 512
-
-
-@pytest.fixture
-def memory(runtime: Runtime) -> Runtime:
-    CorrectionsMemoryBootstrap(runtime.vectors, runtime.embedder, runtime.settings).ensure_collection()
-    return runtime
 
 
 def bulk_corrections(rt: Runtime, rows: list[dict[str, Any]]) -> list[CorrectionMirror]:
