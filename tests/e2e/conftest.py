@@ -21,3 +21,11 @@ def client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient
     s = tuned(settings, namesake_api_keys=[KEY])
     with TestClient(create_app(s, make_runtime(s))) as c:
         yield c
+
+
+@pytest.fixture
+def bounded_client(settings: Settings, make_runtime: MakeRuntime) -> Iterator[TestClient]:
+    """The app with KEY accepted and small bounds (50 segments, 200 kB): what the limits tests cross."""
+    s = tuned(settings, namesake_api_keys=[KEY], max_segments=50, max_request_bytes=200_000)
+    with TestClient(create_app(s, make_runtime(s))) as c:
+        yield c
