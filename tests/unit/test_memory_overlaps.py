@@ -15,7 +15,13 @@ from namesake.domain.types import (
     Segment,
     TaughtMatch,
 )
-from namesake.reliability.memory_policy import CONFIRMED_FLOOR, confirm_names, confirmed_here, memory_bounds
+from namesake.reliability.memory_policy import (
+    CONFIRMED_FLOOR,
+    confirm_names,
+    confirmed_here,
+    mark_disputed,
+    memory_bounds,
+)
 from namesake.reliability.pipeline import PipelineInputs, run_stages
 from namesake.reliability.score import resolve_overlaps
 from namesake.reliability.wider import read_wider
@@ -105,3 +111,17 @@ def test_a_wider_fix_the_user_taught_wins_over_a_narrower_one_inside_it() -> Non
     )  # fmt: skip
     kept, _ = run_stages(inputs, Settings(reliability_language_model="none"))
     assert [(c.original, c.final) for c in kept] == [("yeti dot", "YETI.com")]
+
+
+def test_the_lists_readings_of_words_taught_two_finals_and_of_their_parts_wait_for_the_reviewer() -> None:
+    taught = [RememberedCorrection("next year", "NextEra Energy", "ORG", conflict=True)]
+    whole, part, beside = (
+        _reading("next year", "NextEra"),
+        _reading("year", "NextEra", 5),
+        _reading("energy", "Energy", 10),
+    )
+    wider = _reading("next year energy", "NextEra Energy")  # more than the words taught: the list's rules decide
+    theirs = _reading("next", "NextEra")  # a part whose pair the user taught as is
+    mark_disputed([whole, part, beside, wider, theirs], [*taught, RememberedCorrection("next", "NextEra", "ORG")])
+    assert whole.disputed and part.disputed and not beside.disputed and not wider.disputed and not theirs.disputed
+    assert part.capped(Disposition.AUTO_APPLIED) is Disposition.PENDING

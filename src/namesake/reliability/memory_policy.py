@@ -176,11 +176,19 @@ def taught_two_finals(c: Candidate) -> bool:
 
 
 def mark_disputed(cands: list[Candidate], remembered: list[RememberedCorrection]) -> None:
-    """Mark the list's readings of words the user taught two finals (`disputed`): the list's final may be either
-    side, or a third; a reviewer decides ("cepheids" → Cepheid's accepted, then → Cepheid made by hand)."""
+    """Mark the list's readings of words the user taught two finals, and of any part of those words (`disputed`): the
+    list's final may be either side, or a third; a reviewer decides ("cepheids" → Cepheid's accepted, then → Cepheid
+    made by hand; "year" → NextEra inside "next year", taught → NextEra and → NextEra Energy), unless the user taught
+    that very pair of the part ("next" → NextEra inside "next energy")."""
     words = {compact(m.original) for m in remembered if m.conflict}
+    settled = {pair(m) for m in remembered if not m.conflict}  # a part the user taught as is stays theirs
+    spans = [(c.segment_id, c.start_char, c.end_char) for c in cands if compact(c.original) in words]
     for c in cands:
-        if c.source == CandidateSource.LISTS and compact(c.original) in words:
+        if (
+            c.source == CandidateSource.LISTS
+            and pair(c) not in settled
+            and any(c.segment_id == seg and start <= c.start_char and c.end_char <= end for seg, start, end in spans)
+        ):
             c.disputed = True
 
 
