@@ -181,6 +181,8 @@ def mark_disputed(cands: list[Candidate], remembered: list[RememberedCorrection]
     made by hand; "year" → NextEra inside "next year", taught → NextEra and → NextEra Energy), unless the user taught
     that very pair of the part ("next" → NextEra inside "next energy")."""
     words = {compact(m.original) for m in remembered if m.conflict}
+    if not words:  # the common case: nothing disputed, nothing to compare on every candidate
+        return
     settled = {pair(m) for m in remembered if not m.conflict}  # a part the user taught as is stays theirs
     spans = [(c.segment_id, c.start_char, c.end_char) for c in cands if compact(c.original) in words]
     for c in cands:
