@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import bench_file, bench_segments
+from bench.fit.as_served import held_bigger
 from bench.fit.calibrate import (
     NOT_LEARNED,
     READ_TREES,
@@ -112,7 +113,6 @@ def report(
     stem: str,
     rows: list[dict[str, Any]],
     p: np.ndarray,
-    kept: list[int],
     edge_forms: bool = True,
     keep: Path | None = None,
     suggest: float = SUGGEST,
@@ -124,6 +124,7 @@ def report(
     sub = [i for i, r in enumerate(rows) if r["file"] == stem]
     pos = {i: k for k, i in enumerate(sub)}
     t = yardstick(bench_file(f"{stem}.jsonl.gz"), [rows[i] for i in sub], p[sub], AUTO, suggest, keep, edge_forms)
+    kept = best_per_span(rows, p, suggest)  # as the predictions keep them
     mine = [i for i in kept if i in pos and not rows[i].get("letters")]  # never proposed (score.dispose)
     auto = [i for i in mine if p[i] >= AUTO and not reviewer_decides(rows[i])]
     words = [i for i in auto if not rows[i]["signals"].get("form_only")]
@@ -242,6 +243,7 @@ def main() -> None:
     # what could be shown: from FIT_FROM, or from a lower suggest threshold (never read below FIT_FROM)
     shown_kept = best_per_span(rows, p, min([FIT_FROM, SUGGEST, *(c[0] for c in cuts)]))
     at_rows = [i for i in shown_kept if reads(rows[i]["signals"]) and p[i] >= read_from]
+    at_rows += held_bigger(rows, shown_kept, p, read_from)  # read beside the part that took their words
     both = list(dict.fromkeys(read + at_rows))
     window_by_row = {}
     for i in both:
@@ -353,9 +355,9 @@ def main() -> None:
         stem = name.split(".")[0]
         for k, (label_, probs, cut, raw_p, kept_as) in enumerate(variants):
             keep = a.predictions / f"{stem}.{kept_as}.jsonl" if a.predictions and kept_as else None
-            report(label_, stem, rows, probs, shown_kept, keep=keep, suggest=cut, shown=raw_p)
+            report(label_, stem, rows, probs, keep=keep, suggest=cut, shown=raw_p)
             if k < 2:  # the first trees alone and the default: without the edge-word form fixes too
-                report(f"{label_}, no edge forms", stem, rows, probs, shown_kept, edge_forms=False)
+                report(f"{label_}, no edge forms", stem, rows, probs, edge_forms=False)
 
     bar, worse = a.bars[0], a.worse_weights[0]
     w2 = np.array([harm_weight(rows[i], worse) for i in read])

@@ -206,7 +206,7 @@ def run_stages(
     weights = Scorer.from_settings(settings)
     stats = RunStats(mode=inputs.dictionary.mode.value)
     by_id = {s.id: s for s in inputs.segments}
-    cands = _scored(inputs, settings, stats, weights, with_llm=llm is not None)
+    cands = _scored(inputs, settings, stats, weights, with_llm=llm is not None, reads=language_model is not None)
 
     if booster is not None and inputs.user_id:
         taught_elsewhere = inputs.taught_elsewhere
@@ -253,7 +253,7 @@ def run_stages(
 
     cands = [c for c in cands if not refusal_stands(c)]
     stats.refused_by_user -= sum(c.refused > 0 for c in cands)  # what its sentence brought back
-    cands = resolve_overlaps(cands)  # a list reading held beside a taught fix: now both are read, one keeps the span
+    cands = resolve_overlaps(cands)  # a reading held beside a taught fix or a part: now both are read, one keeps it
     kept = [c for c in cands if c.disposition is not Disposition.DROPPED and changes_text(c.original, c.final)]
     texts = {s.id: s.text for s in inputs.segments}
     if settings.reliability_edge_forms:
@@ -278,13 +278,21 @@ GC_YOUNG_ALLOCATIONS = 20_000
 
 
 def _scored(
-    inputs: PipelineInputs, settings: Settings, stats: RunStats, weights: Scorer, *, with_llm: bool
+    inputs: PipelineInputs, settings: Settings, stats: RunStats, weights: Scorer, *, with_llm: bool, reads: bool
 ) -> list[Candidate]:
-    """Spot, gate, signals and a first score; the best reading of each span (the boost and the LLM see one a span)."""
+    """Spot, gate, signals and a first score; the best reading of each span (the boost and the LLM see one a span),
+    and where the language model `reads`, the bigger readings of a name beside the part that took their words."""
     cands = candidate_signals(inputs, settings, stats, with_llm=with_llm, scorer=weights)
     _timed(stats, "score", lambda: score_candidates(cands, weights))
     worth = [c for c in cands if _worth_keeping(c) and not c.refused]
-    best: list[Candidate] = _timed(stats, "overlaps", lambda: resolve_overlaps(worth, hold_wider=True))
+
+    def to_read(c: Candidate) -> bool:
+        return needs_reading(c, inputs.language, settings.reliability_read_from)
+
+    hold = to_read if reads else None
+    best: list[Candidate] = _timed(
+        stats, "overlaps", lambda: resolve_overlaps(worth, hold_wider=True, hold_bigger=hold)
+    )
     # a refused pair waits for its sentence beside the span's best reading, not in its place (refusal_stands)
     return best + [c for c in cands if c.refused and _worth_keeping(c)]
 
@@ -295,7 +303,7 @@ def would_read(inputs: PipelineInputs, settings: Settings) -> bool:
     if not inputs.language.startswith("en"):
         return False
     stats = RunStats(mode=inputs.dictionary.mode.value)
-    cands = _scored(inputs, settings, stats, Scorer.from_settings(settings), with_llm=False)
+    cands = _scored(inputs, settings, stats, Scorer.from_settings(settings), with_llm=False, reads=True)
     return any(needs_reading(c, inputs.language, settings.reliability_read_from) for c in cands)
 
 

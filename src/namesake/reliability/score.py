@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from namesake.reliability.memory_policy import (
     with_teaching,
 )
 from namesake.reliability.reading import GAIN, STAGE1
+from namesake.reliability.rivals import holds_reading_of, reading
 from namesake.reliability.spot import token_set_similarity
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.wider import read_wider, wider_around
@@ -297,7 +299,9 @@ def score_candidates(candidates: list[Candidate], w: Scorer) -> None:
         c.confidence = round(while_waiting(c, c.confidence), 4)  # a taught pair that waits is shown, not folded
 
 
-def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -> list[Candidate]:
+def resolve_overlaps(
+    candidates: list[Candidate], *, hold_wider: bool = False, hold_bigger: Callable[[Candidate], bool] | None = None
+) -> list[Candidate]:
     """Keep the best candidate of each overlapping group.
 
     The strongest decision first; among equals a reading the language model reads far likelier than a taught fix
@@ -305,7 +309,9 @@ def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -
     says it around a reading of it, then confidence, then the longer span, then the earlier. A
     fix the user taught takes its span from the readings inside it, with the strongest decision among them
     (`covers_reading`). `hold_wider` (before the language model reads): a list reading around a taught fix is kept
-    beside it, so that both are read and the pass after the reading chooses.
+    beside it, so that both are read and the pass after the reading chooses; so is a bigger reading of a name kept
+    inside it (`rivals.holds_reading_of`: "michael phillips" → Michael Phillips around "michael" → Michael) for which
+    `hold_bigger` says yes (the language model will read it).
     """
     _taught_over_readings(candidates)
     said, wider = _said_as_listed(candidates), read_wider(candidates)
@@ -320,22 +326,30 @@ def resolve_overlaps(candidates: list[Candidate], *, hold_wider: bool = False) -
             c.start_char,
         ),
     )
-    taken: dict[str, list[tuple[int, int, bool]]] = {}
+    taken: dict[str, list[Candidate]] = {}
     kept = []
     for c in ordered:
         spans = taken.setdefault(c.segment_id, [])
-        hit = [(s, e, t) for s, e, t in spans if c.start_char < e and c.end_char > s]
-        if hit and not (hold_wider and _around_taught(c, hit)):
+        hit = [k for k in spans if c.start_char < k.end_char and c.end_char > k.start_char]
+        if hit and not (hold_wider and _around_taught(c, hit)) and not _bigger_to_read(c, hit, hold_bigger):
             continue
         if not hit:
-            spans.append((c.start_char, c.end_char, taught(c)))
+            spans.append(c)
         kept.append(c)
     return sorted(kept, key=lambda c: (c.segment_id, c.start_char))
 
 
-def _around_taught(c: Candidate, hit: list[tuple[int, int, bool]]) -> bool:
+def _around_taught(c: Candidate, hit: list[Candidate]) -> bool:
     """A list reading over a wider span than each taught fix it overlaps, holding them all."""
-    return c.taught is None and all(t and wider_around(c, s, e) for s, e, t in hit)
+    return c.taught is None and all(taught(k) and wider_around(c, k.start_char, k.end_char) for k in hit)
+
+
+def _bigger_to_read(c: Candidate, hit: list[Candidate], hold: Callable[[Candidate], bool] | None) -> bool:
+    """A bigger reading of the name of a reading that took its words, which the language model will read."""
+    if hold is None or not hold(c):
+        return False
+    big = reading(c.segment_id, c.start_char, c.end_char, c.final)
+    return any(holds_reading_of(big, reading(k.segment_id, k.start_char, k.end_char, k.final)) for k in hit)
 
 
 def _said_as_listed(candidates: list[Candidate]) -> set[int]:

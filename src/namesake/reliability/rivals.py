@@ -1,0 +1,56 @@
+"""Bigger readings of a name: a span around another reading whose final the other's final begins or ends.
+
+The first trees rate each reading alone, and a part of a name often rates above the whole ("michael" → Michael
+over "michael phillips" → Michael Phillips, "Tiva" → Cytiva over "sight, Tiva"). Where the bigger reading is of
+words in use, the language model reads it beside the part it lost to, and the pass after the reading chooses
+(`score.resolve_overlaps`, `hold_bigger`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+from namesake.core.text import compact
+
+
+class Reading(NamedTuple):
+    """Where a reading is and what it writes (its final compacted)."""
+
+    segment_id: str
+    start: int
+    end: int
+    final: str
+
+
+def holds_reading_of(big: Reading, small: Reading) -> bool:
+    """Whether `big` is a bigger reading of `small`'s name: around or on its words, its final begun or ended by
+    the smaller's ("COVID" of COVID-19, "Markus" of Markus Blanka, "Cateriano" of "Kateri on" → Cateriano)."""
+    if big.segment_id != small.segment_id or not big.start <= small.start < small.end <= big.end:
+        return False
+    if (big.start, big.end) == (small.start, small.end) and len(big.final) <= len(small.final):
+        return False
+    return bool(small.final) and (big.final.startswith(small.final) or big.final.endswith(small.final))
+
+
+def reading(segment_id: str, start: int, end: int, final: str) -> Reading:
+    """A Reading with its final compacted, as `holds_reading_of` compares them."""
+    return Reading(segment_id, start, end, compact(final))
+
+
+def bigger_readings(readings: Sequence[Reading]) -> Iterator[tuple[int, int]]:
+    """Every (bigger, smaller) pair of indices among `readings` (for the bench's mirror of the pipeline)."""
+    by_segment: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(readings):
+        by_segment[r.segment_id].append(i)
+    for members in by_segment.values():
+        members.sort(key=lambda i: (readings[i].start, -readings[i].end))
+        for k, i in enumerate(members):
+            for j in members[k + 1 :]:
+                if readings[j].start >= readings[i].end:
+                    break
+                if holds_reading_of(readings[i], readings[j]):
+                    yield i, j
+                elif holds_reading_of(readings[j], readings[i]):
+                    yield j, i
