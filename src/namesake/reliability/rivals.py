@@ -9,10 +9,11 @@ words in use, the language model reads it beside the part it lost to, and the pa
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
-from namesake.core.text import compact
+from namesake.core import compact
+from namesake.domain import Candidate
 
 
 class Reading(NamedTuple):
@@ -37,6 +38,15 @@ def holds_reading_of(big: Reading, small: Reading) -> bool:
 def reading(segment_id: str, start: int, end: int, final: str) -> Reading:
     """A Reading with its final compacted, as `holds_reading_of` compares them."""
     return Reading(segment_id, start, end, compact(final))
+
+
+def bigger_to_read(c: Candidate, hit: list[Candidate], hold: Callable[[Candidate], bool] | None) -> bool:
+    """Whether `c` is a bigger reading of the name of a reading that took its words (`hit`), which the language model
+    will read (`hold`): then it is kept beside that one until the reading."""
+    if hold is None or not hold(c):
+        return False
+    big = reading(c.segment_id, c.start_char, c.end_char, c.final)
+    return any(holds_reading_of(big, reading(k.segment_id, k.start_char, k.end_char, k.final)) for k in hit)
 
 
 def bigger_readings(readings: Sequence[Reading]) -> Iterator[tuple[int, int]]:

@@ -41,7 +41,7 @@ from namesake.reliability.memory_policy import (
     with_teaching,
 )
 from namesake.reliability.reading import GAIN, STAGE1
-from namesake.reliability.rivals import holds_reading_of, reading
+from namesake.reliability.rivals import bigger_to_read
 from namesake.reliability.spot import token_set_similarity
 from namesake.reliability.trees import BUNDLED_MODEL, BUNDLED_READING_MODEL, TreeModel, load_model
 from namesake.reliability.wider import read_wider, wider_around
@@ -310,7 +310,7 @@ def resolve_overlaps(
     fix the user taught takes its span from the readings inside it, with the strongest decision among them
     (`covers_reading`). `hold_wider` (before the language model reads): a list reading around a taught fix is kept
     beside it, so that both are read and the pass after the reading chooses; so is a bigger reading of a name kept
-    inside it (`rivals.holds_reading_of`: "michael phillips" → Michael Phillips around "michael" → Michael) for which
+    inside it (`rivals.bigger_to_read`: "michael phillips" → Michael Phillips around "michael" → Michael) for which
     `hold_bigger` says yes (the language model will read it).
     """
     _taught_over_readings(candidates)
@@ -331,7 +331,7 @@ def resolve_overlaps(
     for c in ordered:
         spans = taken.setdefault(c.segment_id, [])
         hit = [k for k in spans if c.start_char < k.end_char and c.end_char > k.start_char]
-        if hit and not (hold_wider and _around_taught(c, hit)) and not _bigger_to_read(c, hit, hold_bigger):
+        if hit and not (hold_wider and _around_taught(c, hit)) and not bigger_to_read(c, hit, hold_bigger):
             continue
         if not hit:
             spans.append(c)
@@ -342,14 +342,6 @@ def resolve_overlaps(
 def _around_taught(c: Candidate, hit: list[Candidate]) -> bool:
     """A list reading over a wider span than each taught fix it overlaps, holding them all."""
     return c.taught is None and all(taught(k) and wider_around(c, k.start_char, k.end_char) for k in hit)
-
-
-def _bigger_to_read(c: Candidate, hit: list[Candidate], hold: Callable[[Candidate], bool] | None) -> bool:
-    """A bigger reading of the name of a reading that took its words, which the language model will read."""
-    if hold is None or not hold(c):
-        return False
-    big = reading(c.segment_id, c.start_char, c.end_char, c.final)
-    return any(holds_reading_of(big, reading(k.segment_id, k.start_char, k.end_char, k.final)) for k in hit)
 
 
 def _said_as_listed(candidates: list[Candidate]) -> set[int]:
