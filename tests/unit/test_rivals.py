@@ -49,6 +49,8 @@ def test_a_bigger_reading_the_language_model_will_read_is_held_beside_the_part_t
     assert resolve_overlaps([part, whole, other], hold_wider=True) == [part]  # no reading: the part alone
     unread = _reading(20, 36, "michael phillips", "Michael Phillips", 0.8, reads=False)
     assert resolve_overlaps([part, unread], hold_wider=True, hold_bigger=read) == [part]  # nothing will read it
+    far = _reading(20, 36, "michael phillips", "Michael Phillips", 0.65, reads=True)
+    assert resolve_overlaps([part, far], hold_wider=True, hold_bigger=read) == [part]  # rated far below the part
     # after the reading the stronger decision, then the confidence, keeps the span, as for any two readings
     whole.confidence = 0.95
     assert resolve_overlaps([part, whole]) == [whole]

@@ -16,6 +16,11 @@ from namesake.core import compact
 from namesake.domain import Candidate
 
 
+# A bigger reading is read beside its part only when the first trees rate it at most this far below the part: held
+# out, all of the gain of reading every one (EER reduction automatically 25.3% → 25.5%) for a third of the readings.
+HOLD_WITHIN = 0.2
+
+
 class Reading(NamedTuple):
     """Where a reading is and what it writes (its final compacted)."""
 
@@ -41,12 +46,16 @@ def reading(segment_id: str, start: int, end: int, final: str) -> Reading:
 
 
 def bigger_to_read(c: Candidate, hit: list[Candidate], hold: Callable[[Candidate], bool] | None) -> bool:
-    """Whether `c` is a bigger reading of the name of a reading that took its words (`hit`), which the language model
-    will read (`hold`): then it is kept beside that one until the reading."""
+    """Whether `c` is a bigger reading of the name of a reading that took its words (`hit`), rated within HOLD_WITHIN
+    of it, which the language model will read (`hold`): then it is kept beside that one until the reading."""
     if hold is None or not hold(c):
         return False
     big = reading(c.segment_id, c.start_char, c.end_char, c.final)
-    return any(holds_reading_of(big, reading(k.segment_id, k.start_char, k.end_char, k.final)) for k in hit)
+    return any(
+        c.confidence >= k.confidence - HOLD_WITHIN
+        and holds_reading_of(big, reading(k.segment_id, k.start_char, k.end_char, k.final))
+        for k in hit
+    )
 
 
 def bigger_readings(readings: Sequence[Reading]) -> Iterator[tuple[int, int]]:
