@@ -11,7 +11,7 @@ from typing import Any
 
 from namesake.reliability.pieces import Piece, piece_runs
 from namesake.reliability.reading import reads
-from namesake.reliability.rivals import HOLD_WITHIN, bigger_readings, reading
+from namesake.reliability.rivals import HOLD_WITHIN, bigger_readings, reading, trimmed_nearer
 from namesake.reliability.whole import Span, swallowed, whole_spans
 
 
@@ -62,7 +62,7 @@ def with_originals(split: Path, preds: dict[str, list[dict[str, Any]]]) -> None:
 def held_bigger(rows: list[dict[str, Any]], kept: list[int], p: Any, read_from: float) -> list[int]:
     """The rows the pipeline holds beside the reading that took their words, for the language model to read (as
     `score.resolve_overlaps` with `hold_bigger`): bigger readings of its name, of words in use, from `read_from` and
-    within `rivals.HOLD_WITHIN` of it."""
+    within `rivals.HOLD_WITHIN` of it, unless it is the whole value trimmed and sounds nearer."""
     claimed = set(kept)
     readings = [reading(f"{r['span'][0]}/{r['span'][1]}", r["span"][2], r["span"][3], r["final"]) for r in rows]
     return sorted(
@@ -71,5 +71,7 @@ def held_bigger(rows: list[dict[str, Any]], kept: list[int], p: Any, read_from: 
             for big, small in bigger_readings(readings)
             if small in claimed and big not in claimed and p[big] >= max(read_from, p[small] - HOLD_WITHIN)
             and reads(rows[big]["signals"]) and not rows[big].get("letters") and not rows[big].get("repeats")
+            and not trimmed_nearer(rows[small]["final"], rows[small].get("match_final"), rows[small]["signals"],
+                                   rows[big]["final"], rows[big]["signals"])
         }
     )  # fmt: skip

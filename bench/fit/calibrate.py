@@ -109,6 +109,7 @@ def _label_transcript(job: tuple[str, str]) -> list[dict[str, Any]]:
                 "signals": dict(c.signals),
                 # the words it leaves as heard that its entry writes otherwise (reliability/edge_forms.py)
                 "edge": edge_pieces(seg["text"], c.start_char, c.end_char, c.final, c.match_final),
+                "match_final": c.match_final,  # the whole value a trimmed reading matched (rivals.trimmed_nearer)
                 "extends": c.extends_right_entity,
                 "rewrites": c.rewrites_canonical,  # a reviewer decides it (types.REVIEWER_DECIDES)
                 "repeats": c.repeats_neighbour,

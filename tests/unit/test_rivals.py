@@ -54,3 +54,15 @@ def test_a_bigger_reading_the_language_model_will_read_is_held_beside_the_part_t
     # after the reading the stronger decision, then the confidence, keeps the span, as for any two readings
     whole.confidence = 0.95
     assert resolve_overlaps([part, whole]) == [whole]
+
+
+def test_a_part_that_is_the_whole_value_trimmed_and_sounds_nearer_holds_nothing_bigger() -> None:
+    # "extra" → NextEra matched "extra energy partners" → NextEra Energy Partners, trimmed to the word that changes;
+    # "extra energy partners, liquidity" would delete a word of the sentence (the reading liked it: 0.84 applied)
+    part = _reading(11, 16, "extra", "NextEra", 0.93, reads=True)
+    part.match_final, part.signals["sound"] = "NextEra Energy Partners", 0.9
+    wider = _reading(11, 43, "extra energy partners, liquidity", "NextEra Energy Partners", 0.81, reads=True)
+    wider.signals["sound"] = 0.59
+    assert resolve_overlaps([part, wider], hold_wider=True, hold_bigger=lambda c: True) == [part]
+    part.match_final = None  # a part of its own, not the value trimmed: the bigger reading is read beside it
+    assert resolve_overlaps([part, wider], hold_wider=True, hold_bigger=lambda c: True) == [part, wider]

@@ -52,9 +52,19 @@ def bigger_to_read(c: Candidate, hit: list[Candidate], hold: Callable[[Candidate
     big = reading(c.segment_id, c.start_char, c.end_char, c.final)
     return any(
         c.confidence >= k.confidence - HOLD_WITHIN
+        and not trimmed_nearer(k.final, k.match_final, k.signals, c.final, c.signals)
         and holds_reading_of(big, reading(k.segment_id, k.start_char, k.end_char, k.final))
         for k in hit
     )
+
+
+def trimmed_nearer(
+    part_final: str, part_match: str | None, part: dict[str, float], final: str, big: dict[str, float]
+) -> bool:
+    """The part is the whole value already, trimmed to the words that change ("extra" → NextEra of "extra energy
+    partners" → NextEra Energy Partners), and its words sound nearer than the bigger reading's: the bigger one holds
+    words of the sentence ("extra energy partners, liquidity"), not of the name."""
+    return part_match == final != part_final and part.get("sound", 0.0) > big.get("sound", 0.0)
 
 
 def bigger_readings(readings: Sequence[Reading]) -> Iterator[tuple[int, int]]:
