@@ -89,7 +89,7 @@ def everyday(r: Row) -> bool:
 def once(r: Row, bar: str) -> bool:
     """An everyday pair taught once whose bar (memory_policy.once_taught_bar) is `bar`, read by the model, not as
     common as a function word."""
-    mine = "BY_HAND_GAIN" if r["by_hand"] else "EVERY_TIME_GAIN" if r["left_alone"] == 0 else "FOR_GAIN"
+    mine = "EVERY_TIME_GAIN" if r["left_alone"] == 0 else "BY_HAND_GAIN" if r["by_hand"] else "FOR_GAIN"
     return (
         everyday(r) and r["times"] < 2 and mine == bar and r["gain"] is not None
         and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE)

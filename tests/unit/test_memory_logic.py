@@ -307,7 +307,9 @@ def test_teaching_is_evidence_within_its_bounds(
     ("times", "action", "left_alone", "gain", "applies"),
     [
         (1, ReviewAction.MANUAL, None, 0.0, False),  # once by hand, nothing known of the rest: the model must say so
-        (1, ReviewAction.MANUAL, 0, EVERY_TIME_GAIN, False),  # ... the only one heard there: no surer
+        (1, ReviewAction.MANUAL, 0, EVERY_TIME_GAIN, True),  # ... fixed by hand every time it was heard there
+        (1, ReviewAction.MANUAL, 0, EVERY_TIME_GAIN - 0.5, False),  # ... but not against a sentence that rules it out
+        (1, ReviewAction.MANUAL, 1, EVERY_TIME_GAIN, False),  # ... one kept as said there: the hand fix's own bar
         (1, ReviewAction.ACCEPT, 0, EVERY_TIME_GAIN, True),  # accepted where nothing was left alone: teaching says more
         (1, ReviewAction.ACCEPT, 0, EVERY_TIME_GAIN - 0.5, False),  # ... but not against a sentence that rules it out
         (1, ReviewAction.ACCEPT, 1, EVERY_TIME_GAIN, False),  # one kept as said: the accepted pair's own bar
