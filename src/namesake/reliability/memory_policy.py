@@ -261,11 +261,11 @@ def taught_here(c: Candidate) -> bool:
     A name heard as a word nobody uses ("Cytova", "Sylvia" → DSUVIA) applies wherever it comes back. An everyday
     original ("Crystal" → Christelle, "done" → Don) or a change of case alone ("genome" → Genome) is an ordinary word
     elsewhere, so it applies where the words around are those it was taught among (unless the reviewer left those words
-    alone in that call more often than they fixed them); taught twice or more, unless the
-    language model reads the heard words as far likelier in its sentence; taught once by accepting or editing, where
-    the model reads the final nearly as likely; once by hand, only where it reads the final clearly likelier (one hand fix
-    of "well" says little about the next "well"); either, a little less likely still where the reviewer changed the
-    words every time they were heard in that call. No teaching of a word as common as a function word ("us" → US)
+    alone in that call more often than they fixed them); taught twice or more, unless the language model reads the
+    heard words as far likelier in its sentence; taught once by accepting or editing, where the model reads the final
+    nearly as likely; once by hand, only where it reads the final clearly likelier (one hand fix of "well" says little
+    about the next "well"); either, a little less likely still where the reviewer changed the words every time they
+    were heard in that call. No teaching of a word as common as a function word ("us" → US)
     applies elsewhere by itself. A paste or a sentence never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
