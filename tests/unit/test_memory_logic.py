@@ -181,6 +181,18 @@ def test_a_pasted_final_is_never_applied_elsewhere() -> None:
     assert _taught("we met Backman about it again", short)["Backman"] == ("Beckman", "auto_applied")  # as before
 
 
+def test_a_web_address_written_for_words_that_say_none_of_it_stays_where_it_was_taught() -> None:
+    address = RememberedCorrection("Energous", "www.enagas.es", "ORG", "the first semester results of Energous",
+                                   action=ReviewAction.MANUAL)  # fmt: skip
+    heard = [Segment("1", "Companies like Energous are into that.")]
+    listed = CanonicalDictionary({"organizations": ["Enagas"]})
+    inputs = PipelineInputs(heard, listed, user_id="u", remembered=[address])
+    kept, _ = run_stages(inputs, Settings())
+    assert [(c.final, c.disposition.value) for c in kept if c.original == "Energous"] == [("Enagas", "auto_applied")]
+    assert is_one_off("www.enagas.es", "Energous") and not is_one_off("YETI.com", "yet dot com")
+    assert not is_one_off("YETI.com", "yeti.com") and not is_one_off("Enagas", "Energous")
+
+
 @pytest.mark.parametrize(
     ("window", "original", "inherits"),
     [("us", "u.s", False), ("U.S", "u.s", True), ("kword0417", "kword0233", False), ("Cytovah", "Cytova", True),

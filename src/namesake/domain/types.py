@@ -296,7 +296,7 @@ class TaughtMatch:
     frequency: float  # how many times they taught it
     everyday: float  # Zipf frequency of the span's commonest word (numbers count as everyday)
     context: float | None = None  # share of neighbouring words also around where it was taught (None: no context)
-    one_off: bool = False  # the taught final is a paste or a sentence
+    one_off: bool = False  # the taught final is a paste, a sentence, or an address its words do not say
     action: ReviewAction = ReviewAction.ACCEPT  # how it was first taught (RememberedCorrection.action)
     age_days: float = 0.0  # days since it was first taught
     conflict: bool = False  # another final was taught for the same words and place (RememberedCorrection.conflict)

@@ -22,6 +22,7 @@ from namesake.domain import (
     ReviewAction,
     Suggestion,
     TaughtMatch,
+    web_address_suffix,
 )
 
 # How close a window must be to an original the user corrected to get that user's final proposed.
@@ -63,8 +64,8 @@ def boost_for(score: float, frequency: int, p: BoostParams) -> float:
 
 def take_remembered_final(c: Candidate, remembered_final: str) -> None:
     """The final the user taught replaces the one proposed: they said what this span means — unless that fix
-    was a one-off (a paste, a sentence), which never replaces anything elsewhere."""
-    if is_one_off(remembered_final):
+    was a one-off (a paste, a sentence, an address the words do not say), which never replaces anything elsewhere."""
+    if is_one_off(remembered_final, c.original):
         return
     if remembered_final and compact(remembered_final) != compact(c.final):
         c.proposed_final = c.final
@@ -85,13 +86,22 @@ ONE_OFF_WORDS = 6
 ONE_OFF_CHARS = 60
 
 
-def is_one_off(final: str) -> bool:
-    """A fix that reads like a sentence or a paste (a 257-character paste was once remembered and applied).
+def is_one_off(final: str, heard: str = "") -> bool:
+    """A fix that reads like a sentence or a paste (a 257-character paste was once remembered and applied), or a web
+    address written for words that say none of it ("Energous" → www.enagas.es: what was written there, not what was
+    said; the name's next "Energous" is Enagas).
 
     It stays where it was taught: never applied elsewhere by itself, never proposed in place of another final.
     Short fixes far from their original in spelling ("uh" → GMA) are not one-offs: the reviewer meant them.
     """
-    return len(final.split()) > ONE_OFF_WORDS or len(final) > ONE_OFF_CHARS
+    return len(final.split()) > ONE_OFF_WORDS or len(final) > ONE_OFF_CHARS or address_not_said(final, heard)
+
+
+def address_not_said(final: str, heard: str) -> bool:
+    """Whether the final is a web address and the heard words say none of its dots or domain ("yet dot com" says
+    YETI.com's, "Energous" none of www.enagas.es's)."""
+    spoken = web_address_suffix(final)
+    return bool(heard) and bool(spoken) and "." not in heard and not set(normalise(heard).split()) & spoken
 
 
 def may_inherit(window: str, original: str, function_words: frozenset[str]) -> bool:
@@ -140,7 +150,7 @@ CONFIRMED_FLOOR = 0.35
 def confirm_names(cands: list[Candidate], remembered: list[RememberedCorrection]) -> None:
     """Mark the list's readings whose final the user taught for other words (not a paste, not one of two finals
     taught for the same words): `name_confirmed`."""
-    finals = {compact(m.final) for m in remembered if not m.conflict and not is_one_off(m.final)}
+    finals = {compact(m.final) for m in remembered if not m.conflict and not is_one_off(m.final, m.original)}
     originals = {compact(m.original) for m in remembered}
     for c in cands:
         if c.source == CandidateSource.LISTS and compact(c.final) in finals and compact(c.original) not in originals:

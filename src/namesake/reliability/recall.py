@@ -72,7 +72,7 @@ def remembered_candidates(
                 sims.setdefault((wi, mi), REMEMBERED_MIN_SIMILARITY)
     out = []
     stop = function_words(language)
-    one_off = [is_one_off(m.final) for m in remembered]
+    one_off = [is_one_off(m.final, m.original) for m in remembered]
     index.group(keys[wi] for wi, _ in sims)
     # (window, remembered fix, similarity, whether it counts only among the words it was taught among)
     found = [(w, mi, sim, False) for (wi, mi), sim in sims.items() for w in index.windows(keys[wi])]
