@@ -142,13 +142,14 @@ def pair(c: Candidate | RememberedCorrection) -> tuple[str, str]:
 # A list reading of a name the user fixed other words to before ("covert" → COVID taught, "Kovar" → COVID here) applies
 # by itself from this confidence: the user said the name is theirs, so what the list alone would queue is likelier
 # right. Chosen on the held-out loop's review sessions, fold by fold (bench/fit/memory_bounds.py): the loosest value a
-# fold chose (0.35 … 0.5); from 0.30 one reading in six made the words worse ("Um, I" → AMI) and the reviewer's harm
-# rose above a fresh user's, from 0.40 the second halves' entity errors fell less than 8% below a fresh user's.
+# fold chose (0.35 … 0.5): between 0.30 and 0.35 one reading in six made the words worse ("Um, I" → AMI) and took the
+# reviewer's harm above a fresh user's; from 0.40 the second halves' entity errors fall less than 8% below a fresh
+# user's (docs/benchmarks/2026-12-07-memory-confirmed-names-and-hand-fixes-made-every-time.md).
 CONFIRMED_FLOOR = 0.35
 
 
 def confirm_names(cands: list[Candidate], remembered: list[RememberedCorrection]) -> None:
-    """Mark the list's readings whose final the user taught for other words (not a paste, not one of two finals
+    """Mark the list's readings whose final the user taught for other words (not a one-off, not one of two finals
     taught for the same words): `name_confirmed`."""
     finals = {compact(m.final) for m in remembered if not m.conflict and not is_one_off(m.final, m.original)}
     originals = {compact(m.original) for m in remembered}
@@ -275,8 +276,8 @@ def taught_here(c: Candidate) -> bool:
     heard words as far likelier in its sentence; taught once by accepting or editing, where the model reads the final
     nearly as likely; once by hand, only where it reads the final clearly likelier (one hand fix of "well" says little
     about the next "well"); either, a little less likely still where the reviewer changed the words every time they
-    were heard in that call. No teaching of a word as common as a function word ("us" → US)
-    applies elsewhere by itself. A paste or a sentence never applies elsewhere.
+    were heard in that call. No teaching of a word as common as a function word ("us" → US) applies elsewhere by
+    itself. A one-off (a paste, a sentence, an address the words do not say) never applies elsewhere.
     (The sessions behind these bounds: docs/benchmarks/memory.md.)
     """
     if not taught(c):
