@@ -179,3 +179,25 @@ def test_a_half_fix_is_offered_whole_and_w_completes_it_and_teaches_the_whole_na
     page.keyboard.press("u")
     expect(page.locator("#status")).to_contain_text("Undone")
     assert taught() == set()
+
+
+def test_an_address_fixed_by_hand_over_words_that_do_not_say_it_is_shown_as_kept_where_it_was_taught(
+    server: str, page: Any
+) -> None:
+    said = "The first semester results of Energous were strong."
+    _analyze(server, "call-1", [{"id": "1", "text": said}], {"orgs": ["Enagas"]})
+    fix = {"user_id": "alice", "transcript_id": "call-1", "segment_id": "1", "start_char": said.index("Energous"),
+           "end_char": said.index("Energous") + 8, "original": "Energous", "final": "www.enagas.es",
+           "entity_type": "ORG", "segment_text": said}  # fmt: skip
+    assert httpx.post(f"{server}/v1/corrections", json=fix, headers=AUTH).status_code == 201
+    found = _analyze(
+        server, "call-2", [{"id": "1", "text": "Companies like Energous are into that."}], {"orgs": ["Enagas"]}
+    )
+    assert [(s["original"], s["final"]) for s in found] == [("Energous", "Enagas")]  # the list's name, not the address
+    sign_in(page, server)
+    page.locator("#queue li", has_text="call-2").click()
+    playwright_api.expect(page.locator("#transcript-title")).to_have_text("call-2")
+    page.keyboard.press("m")
+    row = page.locator("#memory-table tbody tr", has_text="www.enagas.es")
+    playwright_api.expect(row).to_contain_text("only where it was taught")
+    shot(page, "memory-one-off")

@@ -116,6 +116,17 @@ def test_a_new_final_taught_for_another_place_supersedes_the_old_one_and_only_it
     assert [c["final"] for c in list_corrections(memory.db, "u1")] == ["Meetnoo SAS"]
 
 
+def test_an_address_the_words_do_not_say_is_listed_as_applying_only_where_it_was_taught(memory: Runtime) -> None:
+    writer = writer_of(memory)
+    writer.record(correction(original="Energous", final="www.enagas.es", source_suggestion_id="a"))
+    writer.record(correction(original="yet dot com", final="YETI.com", source_suggestion_id="b"))
+    listed = {c["final"]: (c["state"], c["one_off"]) for c in list_corrections(memory.db, "u1")}
+    assert listed == {"www.enagas.es": ("applying", True), "YETI.com": ("applying", False)}
+    cand = candidate("Energous", "Enagas")
+    CorrectionsMemoryReader(memory.vectors, memory.embedder, memory.settings).boost("u1", [cand])
+    assert cand.final == "Enagas"  # the list's reading is not replaced by it
+
+
 def test_two_finals_taught_for_the_same_words_and_place_are_a_conflict_until_one_is_taught_again(
     memory: Runtime,
 ) -> None:

@@ -314,6 +314,7 @@ class CorrectionOut(BaseModel):
     quarantine_until: str
     state: CorrectionState
     applies_until: str | None
+    one_off: bool = Field(False, description="a paste, a sentence or an address the words do not say: not elsewhere")
     supersedes_id: int | None
     conflict_with: ConflictOut | None = Field(
         None, description="state conflict: the other final taught for the same words and place, and where"

@@ -13,6 +13,7 @@ from namesake.adapters import CorrectionMirror, Database
 from namesake.core import normalise
 from namesake.corrections_memory.heard import heard_forms
 from namesake.domain import CorrectionStatus, MemoryScope, RememberedCorrection, ReviewAction
+from namesake.reliability import is_one_off
 
 
 def active_corrections(db: Database, user_id: str, *, now: datetime | None = None) -> list[RememberedCorrection]:
@@ -123,6 +124,7 @@ def correction_json(
         "quarantine_until": row.quarantine_until.isoformat(),
         "state": state,
         "applies_until": row.quarantine_until.isoformat() if state == CorrectionState.APPLYING else None,
+        "one_off": is_one_off(row.final, row.original),
         "supersedes_id": supersedes,
         "conflict_with": conflict,
         "transcript_id": row.transcript_id,

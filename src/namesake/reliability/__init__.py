@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         BoostParams,
         boost_for,
         from_memory,
+        is_one_off,
         take_remembered_final,
     )
     from namesake.reliability.pipeline import (
@@ -64,6 +65,7 @@ __all__ = [
     "corrected_text",
     "everyday_zipf",
     "from_memory",
+    "is_one_off",
     "listed",
     "refusal_key",
     "run_stages",

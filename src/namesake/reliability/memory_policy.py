@@ -178,8 +178,9 @@ SAME_CONTEXT = 0.5
 
 def taught(c: Candidate) -> bool:
     """The user made exactly this correction (not contested, not in conflict with another final they taught for the
-    same words): in overlaps it wins over the spotter's readings."""
-    return c.taught is not None and c.taught.similarity >= 1.0 and not c.contested and not c.taught.conflict
+    same words, not a one-off): in overlaps it wins over the spotter's readings."""
+    t = c.taught
+    return t is not None and t.similarity >= 1.0 and not c.contested and not t.conflict and not t.one_off
 
 
 def taught_two_finals(c: Candidate) -> bool:

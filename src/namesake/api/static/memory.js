@@ -34,6 +34,7 @@ export async function openMemory(more = false, named = null, push = true) {
 
 // Until when a taught fix applies (teaching it again, or its being applied by itself, renews it), or why not.
 function applies(c) {
+  if (c.one_off && c.state === "applying") return "only where it was taught: what was written there, not what the words say";
   if (c.state === "applying") return `until ${new Date(c.applies_until).toLocaleDateString()}, renewed each time it applies`;
   if (c.state === "conflict") return conflictWords(c);
   return { promoted: "always (promoted)", expired: "expired: teach it again", superseded: "replaced" }[c.state] || "";
