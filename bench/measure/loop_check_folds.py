@@ -100,21 +100,7 @@ def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
             kinds[kind]["n"] += v["repeats"]
             kinds[kind]["auto"] += round(v["auto"] * v["repeats"])
             kinds[kind]["any"] += round(v["any"] * v["repeats"])
-    y = yardstick()
-    total: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory() as d:
-        second = Path(d) / "second.jsonl.gz"
-        with gzip.open(second, "wt") as fh:
-            for r in runs:
-                with gzip.open(r["scored_in"] / "second.jsonl.gz", "rt") as part:
-                    fh.writelines(part)
-        for lab in ("mem", "fresh"):
-            preds = Path(d) / f"{lab}.jsonl"
-            preds.write_text("".join((r["scored_in"] / f"{lab}.jsonl").read_text() for r in runs))
-            tot: collections.Counter[str] = collections.Counter()
-            for c in y.score(str(second), str(preds), "asr_system").values():
-                tot.update(c)
-            total[lab] = y.summarise(tot)
+    total = scored_together([r["scored_in"] for r in runs])
     actions: collections.Counter[str] = collections.Counter()
     errors: collections.Counter[str] = collections.Counter()
     for r in runs:
@@ -124,6 +110,27 @@ def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
             counts[k] += r[k]
     return {"repeats": repeats, "counts": counts, "kinds": kinds, "total": total, "actions": actions, "errors": errors,
             "transcripts": sum(r["transcripts"] for r in runs)}  # fmt: skip
+
+
+def scored_together(folders: list[Path]) -> dict[str, dict[str, Any]]:
+    """The yardstick's summary of each user's predictions (`mem`, `fresh`) over every folder's second halves at once:
+    harm is the file's, not a mean of folds."""
+    y = yardstick()
+    total: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as d:
+        second = Path(d) / "second.jsonl.gz"
+        with gzip.open(second, "wt") as fh:
+            for folder in folders:
+                with gzip.open(folder / "second.jsonl.gz", "rt") as part:
+                    fh.writelines(part)
+        for lab in ("mem", "fresh"):
+            preds = Path(d) / f"{lab}.jsonl"
+            preds.write_text("".join((folder / f"{lab}.jsonl").read_text() for folder in folders))
+            tot: collections.Counter[str] = collections.Counter()
+            for c in y.score(str(second), str(preds), "asr_system").values():
+                tot.update(c)
+            total[lab] = y.summarise(tot)
+    return total
 
 
 def second_half_errors(

@@ -27,8 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import bench_file, yardstick
-from bench.measure.loop_check_folds import fixed_by, fixed_by_itself, loop_check, second_half_errors
-from bench.measure.untaught_lost import sqlalchemy_url, start_embedded_postgres, stop_embedded_postgres
+from bench.measure.loop_check_folds import (
+    fixed_by,
+    fixed_by_itself,
+    loop_check,
+    scored_together,
+    second_half_errors,
+)
+from bench.measure.untaught_lost import fold_rows
 from namesake.domain.types import REVIEWER_DECIDES
 from namesake.reliability import memory_policy as policy
 
@@ -42,22 +48,11 @@ HELD = (*REVIEWER_DECIDES, "contested", "remembered_conflict")
 def accepted_spans(kept: Path) -> dict[str, list[Span]]:
     """The spans of the suggestions each reviewer accepted in a first half (not their fixes by hand), by the call's
     transcript id, from each fold's database: `loop_check.py`'s rule of how a pair was taught."""
-    from sqlalchemy import create_engine, text
-
     spans: dict[str, list[Span]] = collections.defaultdict(list)
-    for data in sorted(kept.glob("fold-*-data")):
-        url, server = start_embedded_postgres(data / "postgres")
-        engine = create_engine(sqlalchemy_url(url))
-        try:
-            with engine.connect() as conn:
-                rows = conn.execute(text("SELECT transcript_id, segment_id, start_char, end_char FROM suggestions "
-                                         "WHERE status = 'validated' AND source <> 'manual' "
-                                         "AND transcript_id LIKE '%--first-%'"))  # fmt: skip
-                for tid, sid, start, end in rows:
-                    spans[str(tid).split("--first")[0]].append((str(sid), int(str(start)), int(str(end))))
-        finally:
-            engine.dispose()
-            stop_embedded_postgres(server)
+    query = ("SELECT transcript_id, segment_id, start_char, end_char FROM suggestions WHERE status = 'validated' "
+             "AND source <> 'manual' AND transcript_id LIKE '%--first-%'")  # fmt: skip
+    for tid, sid, start, end in fold_rows(kept, query):
+        spans[str(tid).split("--first")[0]].append((str(sid), int(start), int(end)))
     return spans
 
 
@@ -141,20 +136,8 @@ def figures(folders: list[Path], calls: dict[str, dict[str, Any]], accepted: dic
             c[f"{kind}_auto"] += auto
             c[f"{kind}_any"] += fixed_by(y, seg, g, got["mem"])
     out: dict[str, Any] = dict(c)
-    with tempfile.TemporaryDirectory() as tmp:
-        second = Path(tmp) / "second.jsonl.gz"
-        with gzip.open(second, "wt") as fh:
-            for d in folders:
-                with gzip.open(d / "second.jsonl.gz", "rt") as part:
-                    fh.writelines(part)
-        for lab in ("mem", "fresh"):
-            preds = Path(tmp) / f"{lab}.jsonl"
-            preds.write_text("".join((d / f"{lab}.jsonl").read_text() for d in folders))
-            tot: collections.Counter[str] = collections.Counter()
-            for counts in y.score(str(second), str(preds), "asr_system").values():
-                tot.update(counts)
-            summary = y.summarise(tot)
-            out |= {f"{lab}_EER_auto": summary["EER_auto"], f"{lab}_harm_auto": summary["harm_auto"]}
+    for lab, summary in scored_together(folders).items():
+        out |= {f"{lab}_EER_auto": summary["EER_auto"], f"{lab}_harm_auto": summary["harm_auto"]}
     return out
 
 

@@ -149,24 +149,27 @@ def pending_in(kept: Path, file: str = "earnings21.jsonl.gz") -> list[tuple[str,
     return out
 
 
-def held_pairs(kept: Path) -> dict[str, set[tuple[str, str]]]:
-    """Each reviewer's remembered pairs (compact original, compact final) after their first half, by the call's
-    transcript id, from each fold's database (every correction row, superseded or in conflict too)."""
+def fold_rows(kept: Path, query: str) -> Iterator[tuple[Any, ...]]:
+    """The rows a query answers in each fold's database of a kept loop run, one fold's embedded server at a time."""
     from sqlalchemy import create_engine, text
 
-    held: dict[str, set[tuple[str, str]]] = collections.defaultdict(set)
     for data in sorted(kept.glob("fold-*-data")):
         url, server = start_embedded_postgres(data / "postgres")
         engine = create_engine(sqlalchemy_url(url))
         try:
             with engine.connect() as conn:
-                for tid, original, final in conn.execute(
-                    text("SELECT transcript_id, original, final FROM correction_mirror")
-                ):
-                    held[str(tid).split("--first")[0]].add((compact(str(original)), compact(str(final))))
+                yield from (tuple(row) for row in conn.execute(text(query)))
         finally:
             engine.dispose()
             stop_embedded_postgres(server)
+
+
+def held_pairs(kept: Path) -> dict[str, set[tuple[str, str]]]:
+    """Each reviewer's remembered pairs (compact original, compact final) after their first half, by the call's
+    transcript id, from each fold's database (every correction row, superseded or in conflict too)."""
+    held: dict[str, set[tuple[str, str]]] = collections.defaultdict(set)
+    for tid, original, final in fold_rows(kept, "SELECT transcript_id, original, final FROM correction_mirror"):
+        held[str(tid).split("--first")[0]].add((compact(str(original)), compact(str(final))))
     return held
 
 
