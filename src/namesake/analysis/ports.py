@@ -23,6 +23,7 @@ class StoredInputs:
     refused: dict[tuple[str, str], int] = field(default_factory=dict)  # refusal_policy.refusal_key → times refused
     created: bool = False  # this analysis registered the transcript: a stopped one takes it away again
     refused_around: dict[str, list[str]] = field(default_factory=dict)  # refused final → the words around each refusal
+    refused_read: dict[tuple[str, str], float] = field(default_factory=dict)  # refusal_key → best lm_gain where refused
 
 
 class AnalysisStores(Protocol):

@@ -149,6 +149,7 @@ class AnalysisService:
             remembered=remembered,
             refused=stored.refused,
             refused_around=stored.refused_around,
+            refused_read=stored.refused_read,
             taught_elsewhere=elsewhere,
         )
         kept_segments = [seg.stored() for seg in transcript.segments]

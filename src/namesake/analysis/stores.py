@@ -43,11 +43,11 @@ class SqlAnalysisStores:
             if entities is not None:
                 self._index(transcript_id, entities)
             remembered = with_left_alone(session, active_corrections_in(session, user_id))
-            refused, refused_around = refused_pairs_in(session, user_id)
+            refused = refused_pairs_in(session, user_id)
             promoted = promoted_vocabulary_in(session, user_id, **self.lists.promoted_limits())
             dictionary = self.lists.fetch_canonical_entities(transcript_id, user_id, entities, promoted)
             check(dictionary)  # refused here, the unit rolls back: nothing registered, nothing indexed
-        return StoredInputs(dictionary, remembered, refused, created, refused_around)
+        return StoredInputs(dictionary, remembered, refused.times, created, refused.around, refused.read)
 
     def index(self, transcript_id: str, user_id: str, entities: dict[str, list[str]]) -> int:
         """The transcript registered and its list indexed, in one unit."""

@@ -39,22 +39,33 @@ class Refusal:
                 "last_refused_at": self.last_refused_at.isoformat()}  # fmt: skip
 
 
-Rejection = tuple[str, str, datetime, str]  # original, final, decided at, the words around it
+Rejection = tuple[str, str, datetime, str, float | None]  # original, final, decided at, the words around, lm_gain
 EPOCH = datetime.fromtimestamp(0, UTC)  # a rejection older than decision times: before any forgetting
 
 
 def standing(
-    rejected: Iterable[tuple[str, str, datetime | None, str]], forgotten: dict[Key, datetime]
+    rejected: Iterable[tuple[str, str, datetime | None, str, float | None]], forgotten: dict[Key, datetime]
 ) -> dict[Key, list[Rejection]]:
     """The rejections that still count, by refusal key: those decided after the pair was last forgotten."""
     out: dict[Key, list[Rejection]] = {}
-    for original, final, decided_at, context in rejected:
+    for original, final, decided_at, context, gain in rejected:
         key = refusal_key(original, final)
         at = decided_at or EPOCH
         since = forgotten.get(key)
         if since is None or at > since:
-            out.setdefault(key, []).append((original, final, at, context))
+            out.setdefault(key, []).append((original, final, at, context, gain))
     return out
+
+
+@dataclass(frozen=True)
+class StandingRefusals:
+    """What the pipeline reads of a user's refusals: how many decisions refused each pair, the words around each
+    refusal by refused final, and the likeliest the language model read a pair's final where it was refused (only
+    where every rejection of it was read)."""
+
+    times: dict[Key, int]
+    around: dict[str, list[str]]
+    read: dict[Key, float]
 
 
 def _read(s: Session, user_id: str) -> dict[Key, list[Rejection]]:
@@ -65,16 +76,20 @@ def _read(s: Session, user_id: str) -> dict[Key, list[Rejection]]:
     return standing(rejected_pairs_in(s, user_id), forgotten)
 
 
-def refused_pairs_in(s: Session, user_id: str) -> tuple[dict[Key, int], dict[str, list[str]]]:
-    """The user's refused pairs (refusal_policy.refusal_key) and how many rejections each, and the words around each
-    rejection by refused final, read in session `s` at once: what the pipeline skips, or weighs against the same fix
-    the user made, and where a refused pair stays refused whatever its sentence reads (recall.refused_alike)."""
+def refused_pairs_in(s: Session, user_id: str) -> StandingRefusals:
+    """The user's refused pairs (refusal_policy.refusal_key), read in session `s` at once: what the pipeline skips, or
+    weighs against the same fix the user made, where a refused pair stays refused whatever its sentence reads
+    (recall.refused_alike), and how the sentences it was refused in read it (refusal_policy.refusal_stands)."""
     times: dict[Key, int] = {}
     around: dict[str, list[str]] = {}
+    read: dict[Key, float] = {}
     for key, rows in _read(s, user_id).items():
         times[key] = _times(rows)
         around.setdefault(key[1], []).extend(r[3] for r in rows if r[3])
-    return times, around
+        gains = [r[4] for r in rows]
+        if all(g is not None for g in gains):
+            read[key] = max(g for g in gains if g is not None)
+    return StandingRefusals(times, around, read)
 
 
 def _times(rows: list[Rejection]) -> int:
@@ -84,7 +99,7 @@ def _times(rows: list[Rejection]) -> int:
 
 def _refusal(rows: list[Rejection]) -> Refusal:
     """The pair as last refused, and how many decisions refused it."""
-    original, final, at, _ = max(rows, key=lambda r: r[2])
+    original, final, at, *_ = max(rows, key=lambda r: r[2])
     return Refusal(original, final, _times(rows), at)
 
 

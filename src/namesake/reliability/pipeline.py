@@ -102,6 +102,7 @@ class PipelineInputs:
     remembered: list[RememberedCorrection] = field(default_factory=list)
     refused: dict[tuple[str, str], int] = field(default_factory=dict)  # refusal_policy.refusal_key → times refused
     refused_around: dict[str, list[str]] = field(default_factory=dict)  # refused final → the words around each refusal
+    refused_read: dict[tuple[str, str], float] = field(default_factory=dict)  # refusal_key → best lm_gain where refused
     taught_elsewhere: frozenset[str] = frozenset()  # normalised originals of fixes scoped to other calls: no boost
 
 
@@ -143,7 +144,7 @@ def candidate_signals(
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
-    cands: list[Candidate] = mark_refusals(gate.passed, inputs.refused, inputs.remembered)
+    cands: list[Candidate] = mark_refusals(gate.passed, inputs.refused, inputs.remembered, inputs.refused_read)
     stats.refused_by_user = len(gate.passed) - len(cands) + sum(c.refused > 0 for c in cands)
     confirm_names(cands, inputs.remembered)
     mark_disputed(cands, inputs.remembered)

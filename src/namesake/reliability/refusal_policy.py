@@ -40,7 +40,10 @@ def times_refused(c: Candidate, refused_by_final: dict[str, list[tuple[str, int]
 
 
 def mark_refusals(
-    cands: list[Candidate], refused: dict[tuple[str, str], int], remembered: list[RememberedCorrection]
+    cands: list[Candidate],
+    refused: dict[tuple[str, str], int],
+    remembered: list[RememberedCorrection],
+    read_where_refused: dict[tuple[str, str], float] | None = None,
 ) -> list[Candidate]:
     """The candidates less what the user refused for good, the rest of what they refused marked.
 
@@ -48,7 +51,9 @@ def mark_refusals(
     they taught the same words another final (they said what the words are: "columbia" → Colombia taught,
     "columbia" → Columbia refused), then it goes. A pair both refused and made in these very words is contested, and
     one refused at least as often as it was made is left to a reviewer (REFUSAL_WEIGHT, docs/benchmarks/memory.md); a
-    pair they made whose refusal was of a part of it ("any gas" → Enagas made, "gas" → Enagas refused) stands.
+    pair they made whose refusal was of a part of it ("any gas" → Enagas made, "gas" → Enagas refused) stands. A pair
+    refused in these very words carries how the language model read it where it was refused (`REFUSED_READ`, from
+    `read_where_refused`), for refusal_stands.
     """
     if not refused:
         return cands
@@ -73,6 +78,9 @@ def mark_refusals(
             continue
         elif n:
             c.refused = n
+            where = (read_where_refused or {}).get(refusal_key(c.original, c.final))
+            if where is not None:
+                c.signals[REFUSED_READ] = where
         kept.append(c)
     return kept
 
@@ -89,12 +97,23 @@ def apply_refusals(
 # "one of the best" says nothing about "Juan said". Chosen on the held-out loop's review sessions, fold by fold
 # (bench/fit/memory_bounds.py).
 REFUSED_READ_GAIN = 0.0
+# ... or where the model reads its final this much likelier (nats) than in every sentence it was refused in, where
+# each of those was read: the reject of "airlock" → AirLOG where the model read AirLOG 17 nats less likely than the
+# heard word says little about a sentence where it reads 7 less likely. The signal that carries the best reading
+# where it was refused (set by mark_refusals). Chosen on the held-out loop's review sessions, fold by fold
+# (docs/benchmarks/2026-12-07-memory-a-refusal-read-against-where-it-was-refused.md).
+REFUSED_BETTER_BY = 3.0
+REFUSED_READ = "refused_read"
 
 
 def refusal_stands(c: Candidate) -> bool:
-    """Whether a refusal keeps this candidate out: refused, unless its sentence reads it REFUSED_READ_GAIN likelier
-    and it would apply by itself (a refused pair is never queued for the reviewer again)."""
+    """Whether a refusal keeps this candidate out: refused, unless it would apply by itself and its sentence reads it
+    REFUSED_READ_GAIN likelier than the heard words, or REFUSED_BETTER_BY likelier than every sentence it was refused
+    in read it (a refused pair is never queued for the reviewer again)."""
     if not c.refused:
         return False
     gain = c.signals.get("lm_gain")
-    return gain is None or gain < REFUSED_READ_GAIN or c.disposition is not Disposition.AUTO_APPLIED
+    if gain is None or c.disposition is not Disposition.AUTO_APPLIED:
+        return True
+    where = c.signals.get(REFUSED_READ)
+    return gain < REFUSED_READ_GAIN and (where is None or gain < where + REFUSED_BETTER_BY)

@@ -287,10 +287,11 @@ def user_row_counts_in(s: Session, user_id: str) -> dict[str, int]:
     }
 
 
-def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime | None, str]]:
-    """Every pair the user rejected, with when and the words around it: (original, final, decided at, context), what
-    their refusals are made of. A suggestion a fix by hand displaced and agrees with ("line" → Ryan under "line Cole"
-    → Ryan Cole) was not refused: the reviewer wrote it out whole."""
+def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime | None, str, float | None]]:
+    """Every pair the user rejected, with when, the words around it and how the language model read it there:
+    (original, final, decided at, context, lm_gain or None), what their refusals are made of. A suggestion a fix by
+    hand displaced and agrees with ("line" → Ryan under "line Cole" → Ryan Cole) was not refused: the reviewer wrote
+    it out whole."""
     fix = aliased(SuggestionRow)
     rows = s.execute(
         select(
@@ -298,6 +299,7 @@ def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime
             SuggestionRow.final,
             SuggestionRow.decided_at,
             SuggestionRow.context_phrase,
+            SuggestionRow.signals,
             fix.final.label("fix_final"),
         )
         .join(Transcript, Transcript.id == SuggestionRow.transcript_id)
@@ -305,10 +307,16 @@ def rejected_pairs_in(s: Session, user_id: str) -> list[tuple[str, str, datetime
         .where(Transcript.user_id == user_id, SuggestionRow.status == SuggestionStatus.REJECTED)
     ).all()
     return [
-        (r.original, r.final, r.decided_at, r.context_phrase)
+        (r.original, r.final, r.decided_at, r.context_phrase, _gain(r.signals))
         for r in rows
         if r.fix_final is None or compact(r.final) not in compact(r.fix_final)
     ]
+
+
+def _gain(signals: dict[str, Any] | None) -> float | None:
+    """The language model's gain a stored suggestion was read with, if it was read."""
+    gain = (signals or {}).get("lm_gain")
+    return None if gain is None else float(gain)
 
 
 def _queue(tenant: str | None, user_id: str | None, fold_below: float) -> tuple[Any, Any, Any]:
