@@ -1,4 +1,4 @@
-"""The memory rules' seven bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
+"""The memory rules' eight bounds, chosen fold by fold: is what the held-out loop reports held out for them too?
 
 Rows: every second-half suggestion of `bench.measure.loop_check_folds --keep DIR` that carries a fix the user taught
 exactly (`remembered` = 1, not contested), a list reading of a name the user fixed other words to (`name_confirmed`,
@@ -6,7 +6,10 @@ for `CONFIRMED_FLOOR`), or a pair the user refused that its sentence brought bac
 `REFUSED_READ_GAIN`: a run with that bound at -inf brings back every one the signals would apply), labelled by the
 yardstick's harm rule (applied alone it fixes an entity or brings the words nearer, breaking nothing: right; it breaks
 an entity or adds word errors: harmful). The labels do not depend on what the rules decided, so one run's rows weigh
-any bounds (but the refused rows: only those of a run with that bound at -inf).
+any bounds (but the refused rows: only those of a run with that bound at -inf). For `REFUSED_BETTER_BY`, the rows are
+the fresh user's automatic edits of a pair the reviewer refused in these very words (read from each fold's database),
+where nothing of the reviewer's stands over them and the model reads the final less likely than the heard words: how
+far above the best reading where it was refused each one reads decides it.
 
 Each bound of `reliability/memory_policy.py` is chosen on four folds' rows (the value that maximises right − 3 ×
 harmful among what it lets apply, harm weighed as the scorer's fit weighs it; 8 for a refused pair brought back, as
@@ -30,13 +33,14 @@ import numpy as np
 
 from bench.common import judge
 from bench.fit.calibrate_reading import READ_WORSE_WEIGHT
+from bench.measure.untaught_lost import fold_rows
 from namesake.reliability import memory_policy as policy
 from namesake.reliability import refusal_policy
 
 HARM_WEIGHT = 3.0  # as the scorer's trees weigh a harmful positive (calibrate.WORSE_WEIGHT)
 # A refused pair brought back is a rewrite the language model read, against the user's own word: its harm weighs as
 # the reading trees weigh it (calibrate_reading.READ_WORSE_WEIGHT).
-BOUND_HARM_WEIGHTS = {"REFUSED_READ_GAIN": READ_WORSE_WEIGHT}
+BOUND_HARM_WEIGHTS = {"REFUSED_READ_GAIN": READ_WORSE_WEIGHT, "REFUSED_BETTER_BY": READ_WORSE_WEIGHT}
 
 Row = dict[str, Any]
 
@@ -75,6 +79,43 @@ def rows_of(keep: Path) -> list[Row]:
     return out
 
 
+def refused_rows(keep: Path) -> list[Row]:
+    """The fresh user's automatic edits of a pair the reviewer refused in these very words, nothing of the reviewer's
+    over them, read less likely than the heard words: each with its gain and the best gain where it was refused (only
+    where every rejection of the pair was read), and its label."""
+    where: dict[tuple[str, str, str], list[float | None]] = {}
+    query = ("SELECT transcript_id, original, final, signals->>'lm_gain' FROM suggestions WHERE status = 'rejected' "
+             "AND transcript_id LIKE '%--first-%'")  # fmt: skip
+    for tid, original, final, gain in fold_rows(keep, query):
+        key = (str(tid).split("--first")[0], *refusal_policy.refusal_key(str(original), str(final)))
+        where.setdefault(key, []).append(None if gain is None else float(gain))
+    out: list[Row] = []
+    for d in sorted(keep.glob("fold-*-tmp/loopcheck-*")):
+        fold = int(d.parent.name.split("-")[1])
+        with gzip.open(d / "second.jsonl.gz", "rt") as fh:
+            halves = {t["transcript_id"]: t for t in map(json.loads, fh)}
+        mem = {p["transcript_id"]: p["suggestions"] for p in map(json.loads, (d / "mem.jsonl").open())}
+        for p in map(json.loads, (d / "fresh.jsonl").open()):
+            tid = p["transcript_id"]
+            for s in p["suggestions"]:
+                gains = where.get((tid, *refusal_policy.refusal_key(s["original"], s["final"])))
+                gain = s["signals"].get("lm_gain")
+                if s["status"] != "auto_applied" or not gains or None in gains or gain is None or gain >= 0:
+                    continue
+                if any(m["segment_id"] == s["segment_id"] and m["start_char"] < s["end_char"]
+                       and s["start_char"] < m["end_char"] for m in mem.get(tid, [])):  # fmt: skip
+                    continue
+                seg = {g["id"]: g for g in halves[tid]["segments"]}[str(s["segment_id"])]
+                fixed, broken, closer = judge(seg, s)
+                best_there = max(g for g in gains if g is not None)
+                out.append({
+                    "fold": fold, "kind": "refused here", "gain": gain, "better": gain - best_there,
+                    "right": broken == 0 and closer <= 0 and (fixed > 0 or closer < 0),
+                    "harm": broken > 0 or closer > 0,
+                })  # fmt: skip
+    return out
+
+
 def worth(rows: list[Row], harm_weight: float = HARM_WEIGHT) -> float:
     """Right minus harm_weight × harmful: what letting these rows apply is worth."""
     return float(sum(r["right"] for r in rows) - harm_weight * sum(r["harm"] for r in rows))
@@ -89,6 +130,8 @@ def everyday(r: Row) -> bool:
 def once(r: Row, bar: str) -> bool:
     """An everyday pair taught once whose bar (memory_policy.once_taught_bar) is `bar`, read by the model, not as
     common as a function word."""
+    if not everyday(r):
+        return False
     mine = "EVERY_TIME_GAIN" if r["left_alone"] == 0 else "BY_HAND_GAIN" if r["by_hand"] else "FOR_GAIN"
     return (
         everyday(r) and r["times"] < 2 and mine == bar and r["gain"] is not None
@@ -134,6 +177,11 @@ BOUNDS: dict[str, tuple[Callable[[Row], bool], Callable[[Row, float], bool], lis
         lambda r, v: r["gain"] is not None and r["gain"] >= v,
         [float(v) for v in range(-4, 21)] + [math.inf], refusal_policy.REFUSED_READ_GAIN,
     ),
+    "REFUSED_BETTER_BY": (
+        lambda r: r["kind"] == "refused here",
+        lambda r, v: r["better"] >= v,
+        [float(v) for v in np.arange(0.0, 10.01, 0.5)] + [math.inf], refusal_policy.REFUSED_BETTER_BY,
+    ),
 }  # fmt: skip
 
 
@@ -150,7 +198,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keep", type=Path, action="append", required=True, help="a loop_check_folds --keep folder")
     a = ap.parse_args()
-    rows = [r for keep in a.keep for r in rows_of(keep)]
+    rows = [r for keep in a.keep for r in rows_of(keep) + refused_rows(keep)]
     folds = sorted({r["fold"] for r in rows})
     print(f"{len(rows)} taught, confirmed or refused suggestions in {len(folds)} folds\n")
     heads = " | ".join(f"without fold {k}" for k in folds)

@@ -100,3 +100,36 @@ def test_a_reject_of_a_span_that_ate_words_refuses_only_it_not_the_name_inside(c
     again = analyze("danaher-q2")
     assert covid(again) == right  # the name inside the refused span: still fixed by itself, everywhere
     assert not [s for s in again if s["original"] == "covid-19. I'll"]  # the span refused: never proposed again
+
+
+AIRLOG = {"orgs": ["AirLOG", "SeaLOG", "eTouch"]}
+# The dev file's Kuehne + Nagel call: "airlock" → AirLOG rejected where the model reads AirLOG 16.8 nats less likely
+# than the heard word; later the name, read 7.3 and 10.7 nats less likely, and the refused sentence's like again.
+REFUSED_THERE = ("the cost Consciousness also in this business unit as well as the first airlock efficiencies. That we "
+                 "have seen kicking in into that segment.")  # fmt: skip
+NAME_HERE = [
+    "Just following on from the airlock comments on how its evolving and obviously C log is to come",
+    "we concentrate on our own business and optimizing our own business based on airlock and followed by C log",
+]
+LIKE_THERE = "we have seen the airlock efficiencies kicking in this quarter as well"
+
+
+def _airlock(client: TestClient, tid: str, texts: list[str]) -> list[dict[str, Any]]:
+    body = {"transcript_id": tid, "user_id": "alice", "canonical_entities": AIRLOG,
+            "segments": [{"id": str(i), "text": t} for i, t in enumerate(texts)]}  # fmt: skip
+    r = client.post("/v1/reliability/analyze", json=body, headers=AUTH)
+    assert r.status_code == 200, r.text
+    return [s for s in r.json()["suggestions"] if s["original"] == "airlock"]
+
+
+def test_a_refused_pair_comes_back_where_it_reads_far_better_than_where_it_was_refused(client: TestClient) -> None:
+    (first,) = _airlock(client, "air-1", [REFUSED_THERE])
+    assert first["status"] == "auto_applied" and first["signals"]["lm_gain"] < -15
+    r = client.post(f"/v1/suggestions/{first['id']}/reject", json={"transcript_id": "air-1"}, headers=AUTH)
+    assert r.status_code == 200
+    back = _airlock(client, "air-2", NAME_HERE)
+    assert [s["status"] for s in back] == ["auto_applied", "auto_applied"]
+    for s in back:  # still read less likely than "airlock", but far likelier than where it was refused
+        assert s["signals"]["refused"] == 1.0 and s["signals"]["refused_read"] == first["signals"]["lm_gain"]
+        assert first["signals"]["lm_gain"] + 4 <= s["signals"]["lm_gain"] < 0
+    assert not _airlock(client, "air-3", [LIKE_THERE])  # read as where it was refused: the refusal holds

@@ -142,6 +142,27 @@ def test_a_refused_pair_comes_back_only_where_its_sentence_reads_it_and_it_would
     assert mark_refusals([columbia], {refusal_key("columbia", "Columbia"): 1}, taught) == []
 
 
+def test_a_refused_pair_comes_back_where_it_reads_far_likelier_than_where_it_was_refused() -> None:
+    def refused(gain: float, there: float | None) -> Candidate:
+        c = Candidate("1", 0, 7, "airlock", "AirLOG", "ORG", "rag", disposition=Disposition.AUTO_APPLIED, refused=1)
+        c.signals["lm_gain"] = gain
+        if there is not None:
+            c.signals[refusal_policy.REFUSED_READ] = there
+        return c
+
+    by = refusal_policy.REFUSED_BETTER_BY
+    assert not refusal_stands(refused(-16.8 + by, -16.8))  # "based on airlock and followed by C log"
+    assert refusal_stands(refused(-16.8 + by - 0.5, -16.8))  # read about as where it was refused
+    assert refusal_stands(refused(-7.3, None))  # a rejection nobody read: nothing to compare with
+    # only a refusal of these very words carries how it read there (a wider span's reading says nothing of it)
+    there = {refusal_key("airlock", "AirLOG"): -16.8}
+    exact = Candidate("1", 0, 7, "airlock", "AirLOG", "ORG", "rag")
+    wider = Candidate("1", 0, 11, "the airlock", "AirLOG", "ORG", "rag")
+    marked = mark_refusals([exact, wider], {refusal_key("airlock", "AirLOG"): 1}, [], there)
+    assert [c.refused for c in marked] == [1, 1]
+    assert [c.signals.get(refusal_policy.REFUSED_READ) for c in marked] == [-16.8, None]
+
+
 @pytest.mark.parametrize("policy", ["rules", "learned"])
 def test_a_taught_fix_is_applied_where_it_was_taught_and_only_shown_elsewhere(policy: str) -> None:
     nothing = CanonicalDictionary({})

@@ -102,7 +102,7 @@ REFUSED_READ_GAIN = 0.0
 # heard word says little about a sentence where it reads 7 less likely. The signal that carries the best reading
 # where it was refused (set by mark_refusals). Chosen on the held-out loop's review sessions, fold by fold
 # (docs/benchmarks/2026-12-07-memory-a-refusal-read-against-where-it-was-refused.md).
-REFUSED_BETTER_BY = 3.0
+REFUSED_BETTER_BY = 4.0
 REFUSED_READ = "refused_read"
 
 
