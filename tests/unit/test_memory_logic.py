@@ -33,11 +33,11 @@ from namesake.reliability.memory_policy import (
     BoostParams,
     boost_for,
     is_one_off,
-    may_inherit,
     taught_here,
     with_teaching,
 )
 from namesake.reliability.pipeline import PipelineInputs, run_stages
+from namesake.reliability.recall import may_inherit
 from namesake.reliability.windows import function_words
 
 P = BoostParams(threshold=0.85, score_weight=1.5, freq_weight=0.05, max_bonus=0.20)

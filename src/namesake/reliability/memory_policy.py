@@ -25,15 +25,6 @@ from namesake.domain import (
     web_address_suffix,
 )
 
-# How close a window must be to an original the user corrected to get that user's final proposed.
-REMEMBERED_MIN_SIMILARITY = 0.8
-# Words either side of a span compared with the context a correction was taught in.
-CONTEXT_WORDS = 6
-# Content words that must be shared with the taught context before it counts as alike at all.
-MIN_SHARED_WORDS = 2
-# How everyday a span of numbers only ("90", "2.3") counts: more than any word, a number is never a name.
-EVERYDAY_NUMBER = 8.0
-
 
 @dataclass(frozen=True)
 class BoostParams:
@@ -102,36 +93,6 @@ def address_not_said(final: str, heard: str) -> bool:
     YETI.com's, "Energous" none of www.enagas.es's)."""
     spoken = web_address_suffix(final)
     return bool(heard) and bool(spoken) and "." not in heard and not set(normalise(heard).split()) & spoken
-
-
-def may_inherit(window: str, original: str, function_words: frozenset[str]) -> bool:
-    """Whether words of the transcript may take a fix taught on `original`.
-
-    A match by normalised form never crosses a word boundary ("us" is not "u.s") nor turns a function word
-    into a name unless that very word was taught; a near spelling never differs in its digits ("kword0417"
-    does not inherit the fix of "kword0233").
-    """
-    if _digits(window) != _digits(original):
-        return False
-    if compact(window) != compact(original):
-        return True
-    same_words = normalise(window).split() == normalise(original).split()
-    taught_as_is = window.casefold() == original.casefold()
-    return same_words and (taught_as_is or compact(window) not in function_words)
-
-
-def _digits(text: str) -> str:
-    return "".join(c for c in text if c.isdigit())
-
-
-def context_share(here: frozenset[str], taught: frozenset[str]) -> float:
-    """How alike a span's neighbouring content words are to those the fix was taught among, in [0, 1].
-
-    One shared word is chance ("the two of us"): below MIN_SHARED_WORDS it is 0; the share is of the
-    smaller side.
-    """
-    shared = len(here & taught)
-    return shared / max(1, min(len(here), len(taught))) if shared >= MIN_SHARED_WORDS else 0.0
 
 
 def pair(c: Candidate | RememberedCorrection) -> tuple[str, str]:

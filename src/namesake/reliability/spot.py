@@ -22,8 +22,7 @@ from namesake.domain import (
     Segment,
     web_address_suffix,
 )
-from namesake.reliability.memory_policy import REMEMBERED_MIN_SIMILARITY
-from namesake.reliability.recall import remembered_candidates
+from namesake.reliability.recall import REMEMBERED_MIN_SIMILARITY, remembered_candidates
 from namesake.reliability.windows import (
     MAX_SPELLED_LETTERS,
     MAX_WINDOW_CHARS,
