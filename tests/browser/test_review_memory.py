@@ -200,4 +200,8 @@ def test_an_address_fixed_by_hand_over_words_that_do_not_say_it_is_shown_as_kept
     page.keyboard.press("m")
     row = page.locator("#memory-table tbody tr", has_text="www.enagas.es")
     playwright_api.expect(row).to_contain_text("only where it was taught")
+    playwright_api.expect(row.locator('td[data-label="Where"]')).to_have_text("the place it was taught, nowhere else")
     shot(page, "memory-one-off")
+    page.set_viewport_size({"width": 390, "height": 844})
+    playwright_api.expect(row.locator('td[data-label="Where"]')).to_be_visible()
+    shot(page, "memory-one-off-phone")

@@ -58,7 +58,8 @@ export function renderMemory() {
       cell("Heard", [c.original, ...(c.also_heard || [])].join(" · ")), cell("Written", el("strong", {}, c.final)), cell("Type", TYPE_WORDS[c.entity_type] || c.entity_type),
       cell("How", c.action), cell("Times", String(c.frequency)),
       cell("When", new Date(c.updated_at).toLocaleDateString()), cell("Applies", applies(c)),
-      cell("Where", scopeWords(c.scope, c.final, state.memoryUser)), cell("Taught in", c.transcript_id || ""),
+      cell("Where", c.one_off ? "the place it was taught, nowhere else" : scopeWords(c.scope, c.final, state.memoryUser)),
+      cell("Taught in", c.transcript_id || ""),
       el("td", { class: "forget" }, forget));
     tr.classList.toggle("selected", i === state.memoryIndex);
     return tr;
