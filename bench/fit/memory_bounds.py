@@ -97,17 +97,18 @@ def refused_rows(keep: Path) -> list[Row]:
         mem = {p["transcript_id"]: p["suggestions"] for p in map(json.loads, (d / "mem.jsonl").open())}
         for p in map(json.loads, (d / "fresh.jsonl").open()):
             tid = p["transcript_id"]
+            segs = {g["id"]: g for g in halves[tid]["segments"]}
             for s in p["suggestions"]:
-                gains = where.get((tid, *refusal_policy.refusal_key(s["original"], s["final"])))
+                best_there = refusal_policy.best_read(
+                    where.get((tid, *refusal_policy.refusal_key(s["original"], s["final"])), [None])
+                )
                 gain = s["signals"].get("lm_gain")
-                if s["status"] != "auto_applied" or not gains or None in gains or gain is None or gain >= 0:
+                if s["status"] != "auto_applied" or best_there is None or gain is None or gain >= 0:
                     continue
                 if any(m["segment_id"] == s["segment_id"] and m["start_char"] < s["end_char"]
                        and s["start_char"] < m["end_char"] for m in mem.get(tid, [])):  # fmt: skip
                     continue
-                seg = {g["id"]: g for g in halves[tid]["segments"]}[str(s["segment_id"])]
-                fixed, broken, closer = judge(seg, s)
-                best_there = max(g for g in gains if g is not None)
+                fixed, broken, closer = judge(segs[str(s["segment_id"])], s)
                 out.append({
                     "fold": fold, "kind": "refused here", "gain": gain, "better": gain - best_there,
                     "right": broken == 0 and closer <= 0 and (fixed > 0 or closer < 0),
@@ -134,7 +135,7 @@ def once(r: Row, bar: str) -> bool:
         return False
     mine = "EVERY_TIME_GAIN" if r["left_alone"] == 0 else "BY_HAND_GAIN" if r["by_hand"] else "FOR_GAIN"
     return (
-        everyday(r) and r["times"] < 2 and mine == bar and r["gain"] is not None
+        r["times"] < 2 and mine == bar and r["gain"] is not None
         and not (r["one_word"] and r["everyday"] >= policy.FUNCTION_GRADE)
     )  # fmt: skip
 

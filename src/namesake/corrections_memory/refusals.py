@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from namesake.adapters import Database, ForgottenRefusal
 from namesake.core import NotFoundError
-from namesake.reliability import refusal_key
+from namesake.reliability import best_read, refusal_key
 from namesake.transcripts import rejected_pairs_in
 
 Key = tuple[str, str]
@@ -86,9 +86,9 @@ def refused_pairs_in(s: Session, user_id: str) -> StandingRefusals:
     for key, rows in _read(s, user_id).items():
         times[key] = _times(rows)
         around.setdefault(key[1], []).extend(r[3] for r in rows if r[3])
-        gains = [r[4] for r in rows]
-        if all(g is not None for g in gains):
-            read[key] = max(g for g in gains if g is not None)
+        best = best_read(r[4] for r in rows)
+        if best is not None:
+            read[key] = best
     return StandingRefusals(times, around, read)
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from namesake.reliability.ports import LanguageModel, LLMProvider, Window
     from namesake.reliability.reading import GAIN
     from namesake.reliability.recall import everyday_zipf
-    from namesake.reliability.refusal_policy import refusal_key
+    from namesake.reliability.refusal_policy import best_read, refusal_key
     from namesake.reliability.score import Scorer
     from namesake.reliability.whole import WHOLE, Completion, completion, listed
 
@@ -57,6 +57,7 @@ __all__ = [
     "Scorer",
     "Window",
     "aggregate_payloads",
+    "best_read",
     "boost_for",
     "chunk_payloads",
     "chunk_point_id",

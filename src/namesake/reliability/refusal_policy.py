@@ -7,6 +7,8 @@ refused is contested.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from namesake.core import compact, normalise
 from namesake.domain import Candidate, Disposition, RememberedCorrection
 from namesake.reliability.memory_policy import pair
@@ -104,6 +106,15 @@ REFUSED_READ_GAIN = 0.0
 # (docs/benchmarks/2026-12-07-memory-a-refusal-read-against-where-it-was-refused.md).
 REFUSED_BETTER_BY = 4.0
 REFUSED_READ = "refused_read"
+
+
+def best_read(gains: Iterable[float | None]) -> float | None:
+    """The likeliest the model read a pair where it was refused, over its rejections: only where every one of them was
+    read (a rejection nobody read leaves nothing to compare a sentence with)."""
+    read = list(gains)
+    if not read or any(g is None for g in read):
+        return None
+    return max(g for g in read if g is not None)
 
 
 def refusal_stands(c: Candidate) -> bool:
