@@ -29,6 +29,7 @@ from namesake.domain import (
 from namesake.reliability.ask_llm import is_uncertain, run_llm_stage
 from namesake.reliability.context import CONTEXT_SIGNALS, fill_context, keep_counts_in
 from namesake.reliability.edge_forms import edge_form_fixes
+from namesake.reliability.endings import by_heard_ending
 from namesake.reliability.gate import apply_gate
 from namesake.reliability.memory_policy import confirm_names, mark_disputed
 from namesake.reliability.pieces import merged_pieces, written_once
@@ -144,8 +145,9 @@ def candidate_signals(
     stats.candidates = len(raw)
     gate = _timed(stats, "gate", lambda: apply_gate(raw, entries))
     stats.gate_hits = gate.gated
-    cands: list[Candidate] = mark_refusals(gate.passed, inputs.refused, inputs.remembered, inputs.refused_read)
-    stats.refused_by_user = len(gate.passed) - len(cands) + sum(c.refused > 0 for c in cands)
+    heard = by_heard_ending(gate.passed)  # of a value and its -s form on the same words, the ending heard chooses
+    cands: list[Candidate] = mark_refusals(heard, inputs.refused, inputs.remembered, inputs.refused_read)
+    stats.refused_by_user = len(heard) - len(cands) + sum(c.refused > 0 for c in cands)
     confirm_names(cands, inputs.remembered)
     mark_disputed(cands, inputs.remembered)
 

@@ -1,0 +1,66 @@
+"""A list value and its -s form read on the same words (Illumina / Illumina's, SME / SMEs): the heard ending chooses.
+
+The first trees rate both readings alike, and the one with more letters often wins where nothing was heard for
+them ("Illuminate" → Illumina's, "FPO" → FPL's) or loses where it was ("Illuminists" → Illumina, "SMS" → SME). An
+ending the words were heard with is evidence no other signal carries: the reading it contradicts is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from namesake.domain import Candidate
+
+# What an -s form adds to its value: a possessive, a plural, both.
+S_ENDINGS = ("'s", "’s", "s'", "s’", "s", "es")
+# Last heard words that end in an s or z sound ("starts", "accelerx's", "cepheus", "Nagas", "prize", "choice").
+_S_SOUND = re.compile(r"(s|z|ce|se|ze|'s|’s|s'|s’)$")
+_LAST_WORD = re.compile(r"[\w'’]+")
+
+
+class Reading(NamedTuple):
+    """One reading of heard words: where (any hashable place), what was heard, what the list writes."""
+
+    place: object
+    original: str
+    final: str
+
+
+def s_form(short: str, long: str) -> bool:
+    """Whether `long` is `short` with only an -s ending added (a possessive or a plural), case as written."""
+    return any(long == short + e or long.lower() == short.lower() + e for e in S_ENDINGS) and bool(short)
+
+
+def heard_with_s(original: str) -> bool:
+    """Whether the heard words end in an s or z sound."""
+    words = _LAST_WORD.findall(original.lower())
+    return bool(words) and _S_SOUND.search(words[-1]) is not None
+
+
+def contradicted(readings: Sequence[Reading]) -> set[int]:
+    """Indices of the readings whose ending the heard words contradict: of a value and its -s form read on the same
+    words, the -s form where no s was heard, the bare value where one was."""
+    by_place: dict[object, list[int]] = defaultdict(list)
+    for i, r in enumerate(readings):
+        by_place[r.place].append(i)
+    out: set[int] = set()
+    for idx in by_place.values():
+        if len(idx) < 2:
+            continue
+        for i in idx:
+            r = readings[i]
+            longer = [j for j in idx if j != i and s_form(r.final.strip(), readings[j].final.strip())]
+            if not longer:
+                continue
+            heard_s = heard_with_s(r.original)
+            out.update(longer if not heard_s else [i])
+    return out
+
+
+def by_heard_ending(cands: list[Candidate]) -> list[Candidate]:
+    """The readings whose ending the heard words do not contradict; what the user taught stays whatever its ending."""
+    gone = contradicted([Reading((c.segment_id, c.start_char, c.end_char), c.original, c.final) for c in cands])
+    return [c for i, c in enumerate(cands) if i not in gone or c.taught is not None]
