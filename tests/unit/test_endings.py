@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from namesake.domain.types import Candidate, CandidateSource, TaughtMatch
-from namesake.reliability.endings import Reading, by_heard_ending, contradicted, heard_with_s, s_form
+from namesake.reliability.endings import Heard, by_heard_ending, contradicted, heard_with_s, s_form
 
 
 def test_an_s_form_is_the_value_with_a_possessive_or_plural_ending_only() -> None:
@@ -27,13 +27,13 @@ def test_the_heard_words_end_in_an_s_sound_or_not() -> None:
 
 def test_the_ending_heard_drops_the_reading_it_contradicts_on_the_same_words_only() -> None:
     readings = [
-        Reading(("s1", 0, 10), "Illuminate", "Illumina"),
-        Reading(("s1", 0, 10), "Illuminate", "Illumina's"),  # no s heard: not the possessive
-        Reading(("s1", 20, 31), "Illuminists", "Illumina"),  # an s heard: not the bare value
-        Reading(("s1", 20, 31), "Illuminists", "Illumina's"),
-        Reading(("s1", 40, 43), "FPO", "FPL's"),  # alone on its words: nothing to choose between
-        Reading(("s1", 50, 53), "SMS", "SME"),
-        Reading(("s1", 50, 53), "SMS", "SMS Group"),  # not an -s form of SME
+        Heard(("s1", 0, 10), "Illuminate", "Illumina"),
+        Heard(("s1", 0, 10), "Illuminate", "Illumina's"),  # no s heard: not the possessive
+        Heard(("s1", 20, 31), "Illuminists", "Illumina"),  # an s heard: not the bare value
+        Heard(("s1", 20, 31), "Illuminists", "Illumina's"),
+        Heard(("s1", 40, 43), "FPO", "FPL's"),  # alone on its words: nothing to choose between
+        Heard(("s1", 50, 53), "SMS", "SME"),
+        Heard(("s1", 50, 53), "SMS", "SMS Group"),  # not an -s form of SME
     ]
     assert contradicted(readings) == {1, 2}
 

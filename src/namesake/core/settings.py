@@ -97,8 +97,8 @@ class Settings(BaseSettings):
     # promoted values merged into every analysis of a user: theirs and the global ones, most supported first
     reliability_promoted_max_per_user: Positive = 1_000
     reliability_promoted_max_global: Positive = 1_000
-    # windows up to one token longer than the list's longest value, at most this many ("Ministry of Energy and
-    # Mind" for a five-word name); held out, longer windows reach the long names at no measurable cost
+    # windows up to one token longer than the list's longest value, at most this many ("ministry of energy and
+    # minds" for a five-word name); held out, longer windows reach the long names at no measurable cost
     reliability_max_window_tokens: Annotated[int, Field(ge=1, le=15)] = 7
     reliability_candidate_min_similarity: Unit = 0.50
     reliability_auto_apply_threshold: Unit = 0.50  # chosen on held-out calls (docs/benchmarks/reliability.md)

@@ -21,7 +21,7 @@ _S_SOUND = re.compile(r"(s|z|ce|se|ze|'s|’s|s'|s’)$")
 _LAST_WORD = re.compile(r"[\w'’]+")
 
 
-class Reading(NamedTuple):
+class Heard(NamedTuple):
     """One reading of heard words: where (any hashable place), what was heard, what the list writes."""
 
     place: object
@@ -30,8 +30,8 @@ class Reading(NamedTuple):
 
 
 def s_form(short: str, long: str) -> bool:
-    """Whether `long` is `short` with only an -s ending added (a possessive or a plural), case as written."""
-    return any(long == short + e or long.lower() == short.lower() + e for e in S_ENDINGS) and bool(short)
+    """Whether `long` is `short` with only an -s ending added (a possessive or a plural), whatever the case."""
+    return bool(short) and any(long.lower() == short.lower() + e for e in S_ENDINGS)
 
 
 def heard_with_s(original: str) -> bool:
@@ -40,7 +40,7 @@ def heard_with_s(original: str) -> bool:
     return bool(words) and _S_SOUND.search(words[-1]) is not None
 
 
-def contradicted(readings: Sequence[Reading]) -> set[int]:
+def contradicted(readings: Sequence[Heard]) -> set[int]:
     """Indices of the readings whose ending the heard words contradict: of a value and its -s form read on the same
     words, the -s form where no s was heard, the bare value where one was."""
     by_place: dict[object, list[int]] = defaultdict(list)
@@ -62,5 +62,5 @@ def contradicted(readings: Sequence[Reading]) -> set[int]:
 
 def by_heard_ending(cands: list[Candidate]) -> list[Candidate]:
     """The readings whose ending the heard words do not contradict; what the user taught stays whatever its ending."""
-    gone = contradicted([Reading((c.segment_id, c.start_char, c.end_char), c.original, c.final) for c in cands])
+    gone = contradicted([Heard((c.segment_id, c.start_char, c.end_char), c.original, c.final) for c in cands])
     return [c for i, c in enumerate(cands) if i not in gone or c.taught is not None]
