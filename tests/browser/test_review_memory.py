@@ -13,6 +13,7 @@ import pytest
 from tests.browser.conftest import AUTH, KEY, playwright_api, shot, sign_in
 
 DANAHER = Path(__file__).parents[1] / "data" / "danaher_covid.json"
+COLOMBIA_UH = Path(__file__).parents[1] / "data" / "colombia_uh.json"
 
 
 def _analyze(server: str, tid: str, segments: list[dict[str, str]], entities: dict[str, list[str]]) -> list[Any]:
@@ -40,14 +41,16 @@ def test_the_panel_says_what_a_reject_refuses_and_a_span_that_ate_words_refuses_
     call = json.loads(DANAHER.read_text())
     found = _analyze(server, "danaher", call["segments"], call["canonical_entities"])
     again = _analyze(server, "danaher-2", call["segments"], call["canonical_entities"])
-    wide = next(s for s in found if s["original"] == "covid-19. I'll")
+    uh = json.loads(COLOMBIA_UH.read_text())
+    wide = next(s for s in _analyze(server, "colombia", uh["segments"], uh["canonical_entities"])
+                if s["original"] == "Colombia, uh")  # fmt: skip
     plain = next(s for s in found if s["original"] == "covid")
     open_ = lambda made: sum(s["original"].lower() == "covid" and s["final"] == "COVID"  # noqa: E731
                              and s["status"] in ("pending", "auto_applied") for s in made)  # fmt: skip
-    _open_at(page, server, "danaher", wide["id"])
+    _open_at(page, server, "colombia", wide["id"])
     teaches = page.locator("#detail-reject-teaches")
-    expect(teaches).to_contain_text("refuses only “covid-19. I'll” → COVID")
-    expect(teaches).to_contain_text("would delete “I'll”")
+    expect(teaches).to_contain_text("refuses only “Colombia, uh” → Colombian")
+    expect(teaches).to_contain_text("would delete “uh”")
     shot(page, "review-reject-teaches")
     _open_at(page, server, "danaher", plain["id"])
     expect(teaches).to_have_text("A reject refuses “covid” → COVID for your next calls too.")

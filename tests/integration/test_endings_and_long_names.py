@@ -1,5 +1,6 @@
 """Dev-file segments the spotter reached only in part: a value and its -s form on the same words (the ending heard
-chooses), and a name longer than four words (its window is as long as the name). Real spotter, bundled scorer."""
+chooses), a name longer than four words (its window is as long as the name), a value heard in a hyphened word.
+Real spotter, bundled scorer."""
 
 from __future__ import annotations
 
@@ -63,3 +64,17 @@ def test_a_five_word_name_heard_in_five_words_is_matched_whole() -> None:
     assert ("minds", "Mines") in whole(Settings())
     kept, _ = run_stages(_inputs(*key), Settings())
     assert any(c.original == "minds" and c.final == "Mines" for c in kept)
+
+
+def test_the_list_s_covid_heard_as_covid_19_keeps_the_19() -> None:
+    """The Danaher call lists COVID and says "covid-19": the reading keeps the hyphened part heard (COVID-19), never
+    the bare value that would delete it ("manage covid-19 going" → "manage COVID going")."""
+    call = json.loads((DATA.parent / "danaher_covid.json").read_text())
+    heard = [s for s in call["segments"] if "covid-19" in s["text"]]
+    inputs = PipelineInputs(
+        [Segment(s["id"], s["text"]) for s in heard], CanonicalDictionary(call["canonical_entities"])
+    )
+    finals = {c.final for c in candidate_signals(inputs, Settings(), RunStats()) if c.original == "covid-19"}
+    assert finals == {"COVID-19"}
+    kept, _ = run_stages(inputs, Settings())
+    assert {c.final for c in kept if "covid-19" in c.original} == {"COVID-19"}

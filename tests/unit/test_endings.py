@@ -1,9 +1,16 @@
-"""A list value and its -s form read on the same words: the ending the words were heard with chooses."""
+"""The ending the words were heard with: of a value and its -s form, it chooses; a hyphened part heard stays."""
 
 from __future__ import annotations
 
 from namesake.domain.types import Candidate, CandidateSource, TaughtMatch
-from namesake.reliability.endings import Heard, by_heard_ending, contradicted, heard_with_s, s_form
+from namesake.reliability.endings import (
+    Heard,
+    by_heard_ending,
+    contradicted,
+    heard_with_s,
+    s_form,
+    with_hyphened_part,
+)
 
 
 def test_an_s_form_is_the_value_with_a_possessive_or_plural_ending_only() -> None:
@@ -46,3 +53,17 @@ def test_a_reading_the_user_taught_stays_whatever_its_ending() -> None:
     taught.taught = TaughtMatch(similarity=1.0, frequency=2.0, everyday=0.0)
     assert [c.final for c in by_heard_ending([cand("FPL"), cand("FPL's")])] == ["FPL"]
     assert [c.final for c in by_heard_ending([cand("FPL"), taught])] == ["FPL", "FPL's"]
+
+
+def test_a_value_heard_as_part_of_a_hyphened_word_keeps_the_other_part() -> None:
+    assert with_hyphened_part("covid-19", "COVID") == "COVID-19"
+    assert with_hyphened_part("Covid–19", "COVID") == "COVID–19"
+    assert with_hyphened_part("pre-covid", "COVID") == "pre-COVID"
+
+
+def test_other_heard_words_leave_the_value_as_listed() -> None:
+    assert with_hyphened_part("covid", "COVID") == "COVID"
+    assert with_hyphened_part("covid-19", "COVID-19") == "COVID-19"
+    assert with_hyphened_part("covid-19. I'll", "COVID") == "COVID"  # more than the one word
+    assert with_hyphened_part("covid19", "COVID") == "COVID"  # no hyphen: a word change, scored as one
+    assert with_hyphened_part("x-", "X") == "X"

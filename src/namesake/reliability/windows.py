@@ -20,6 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from namesake.core import LETTER_NAMES, Token, check_cancelled, compact, sound, tokenize
 from namesake.domain import Candidate, CandidateSource, CanonicalEntry, Segment
+from namesake.reliability.endings import with_hyphened_part
 
 # A window longer than this (compact chars) is never an entity mention worth comparing.
 MAX_WINDOW_CHARS = 48
@@ -218,6 +219,8 @@ def window_candidate(
     seg, toks = segments[w.segment], tokens[w.segment]
     first, last = w.first, w.last
     full_start, full_end = toks[first].start, toks[last].end
+    if first == last:
+        final = with_hyphened_part(seg.text[full_start:full_end], final)
     if compact(seg.text[full_start:full_end]) == compact(final):  # written right: the gate must see it whole
         return Candidate(seg.id, full_start, full_end, seg.text[full_start:full_end], final, entity_type, source)
     words = final.split()
